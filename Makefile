@@ -1,0 +1,34 @@
+# Two commands for a fresh machine: `make demo` and `make test` (see README).
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+
+.PHONY: install demo test test-slow bench clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# torch==2.13.0 is pinned: its CPU build lies on disk; any other version downloads gigabytes.
+	$(BIN)/pip install -q -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	@echo "== threshold (the seed's fixed thresholds) =="
+	$(BIN)/costfuse-opt examples/softmax_gelu.mlir --cost-model threshold --max-chain-length 3 --max-body-ops 16 --explain -o /dev/null
+	@echo "== always (upstream behaviour) =="
+	$(BIN)/costfuse-opt examples/softmax_gelu.mlir --cost-model always --explain
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not gpu and not slow"
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -m "slow and not gpu"
+
+bench: $(STAMP)
+	$(BIN)/python experiments/bench_pass.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,1 @@
+"""featurize package."""
