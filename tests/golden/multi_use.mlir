@@ -1,0 +1,27 @@
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %v1 = tensor.empty() : tensor<8x16xf32>
+  %v2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x16xf32>) outs(%v1 : tensor<8x16xf32>) {
+  ^bb0(%a0: f32, %o: f32):
+    %r = math.exp %a0 : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %v3 = tensor.empty() : tensor<8x16xf32>
+  %v4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v2, %x : tensor<8x16xf32>, tensor<8x16xf32>) outs(%v3 : tensor<8x16xf32>) {
+  ^bb0(%a0: f32, %a1: f32, %o: f32):
+    %r = arith.mulf %a0, %a1 : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %v5 = tensor.empty() : tensor<8x16xf32>
+  %v6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v2 : tensor<8x16xf32>) outs(%v5 : tensor<8x16xf32>) {
+  ^bb0(%a0: f32, %o: f32):
+    %r = math.tanh %a0 : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %v7 = tensor.empty() : tensor<8x16xf32>
+  %v8 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v4, %v6 : tensor<8x16xf32>, tensor<8x16xf32>) outs(%v7 : tensor<8x16xf32>) {
+  ^bb0(%a0: f32, %a1: f32, %o: f32):
+    %r = arith.addf %a0, %a1 : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %v8 : tensor<8x16xf32>
+}
