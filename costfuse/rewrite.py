@@ -26,6 +26,7 @@ from costfuse.graph import (
     body,
     chain_length,
     indexing_maps,
+    inputs,
     num_inputs,
     producer_loop_exprs,
 )
@@ -42,8 +43,8 @@ def _fused_maps(edge: Edge, exprs: list[ir.AffineExpr]) -> list[ir.AffineMap]:
 
 
 def _fused_inputs(edge: Edge) -> list[ir.Value]:
-    cin = list(edge.consumer.opview.inputs)
-    return cin[: edge.operand] + list(edge.producer.opview.inputs) + cin[edge.operand + 1 :]
+    cin = inputs(edge.consumer)
+    return cin[: edge.operand] + inputs(edge.producer) + cin[edge.operand + 1 :]
 
 
 def _clone_into(src: ir.Block, mapping: dict, exprs: list[ir.AffineExpr] | None) -> ir.Value | None:
@@ -96,10 +97,10 @@ def build_fused(edge: Edge) -> ir.Operation:
     producer, consumer = edge.producer, edge.consumer
     exprs = producer_loop_exprs(edge)
     maps = _fused_maps(edge, exprs)
-    inputs = _fused_inputs(edge)
-    first = _dedup(inputs, maps)
-    keep = [k for k in range(len(inputs)) if first[k] == k]
-    n_in = len(inputs)
+    fused_inputs = _fused_inputs(edge)
+    first = _dedup(fused_inputs, maps)
+    keep = [k for k in range(len(fused_inputs)) if first[k] == k]
+    n_in = len(fused_inputs)
     cblock, pblock = body(consumer), body(producer)
     n_pin = num_inputs(producer)
     i = edge.operand
@@ -109,10 +110,10 @@ def build_fused(edge: Edge) -> ir.Operation:
     with consumer.context, ir.Location.fused([producer.location, consumer.location]):
         fused = linalg.GenericOp(
             [r.type for r in consumer.results],
-            [inputs[k] for k in keep],
-            list(consumer.opview.outputs),
+            [fused_inputs[k] for k in keep],
+            list(consumer.operands)[num_inputs(consumer) :],
             ir.ArrayAttr.get([ir.AffineMapAttr.get(maps[k]) for k in keep + list(range(n_in, len(maps)))]),
-            consumer.opview.iterator_types,
+            consumer.attributes["iterator_types"],
         )
         sources = [old_in_args[k] for k in keep] + out_args
         block = fused.regions[0].blocks.append(*[a.type for a in sources], arg_locs=[a.location for a in sources])

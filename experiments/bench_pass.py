@@ -1,0 +1,115 @@
+"""Time the CostFuse pass against upstream fusion on a 1,000-generic module.
+
+    .venv/bin/python experiments/bench_pass.py [--generics 1000] [--repeats 5]
+
+Both run in the same process on the same parsed text; we report the median
+of ``--repeats`` runs of each (DESIGN §8: a figure is a ratio against its
+anchor, measured in the same run), plus one end-to-end ``costfuse-opt`` call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from data.mlir_text import Program, ident, tensor
+
+from costfuse.cost_models import Always, Threshold
+from costfuse.fusion_pass import FusionPass, run_pipeline
+from costfuse.ir import parse_module
+from costfuse.upstream import count_generics, run_upstream
+
+UNARY = ["math.exp", "math.tanh", "arith.negf", "math.absf", "math.sqrt"]
+BINARY = ["arith.addf", "arith.mulf", "arith.subf", "arith.maximumf"]
+
+
+def chain(p: Program, x: str, ty: str, length: int, rng: random.Random) -> str:
+    m, par = ident(2), ["parallel"] * 2
+    for _ in range(length):
+        op = rng.choice(UNARY)
+        x = p.generic([(x, ty, m)], ty, m, par, [f"%r = {op} %a0 : f32", "yield %r"])
+    return x
+
+
+def tree(p: Program, leaves: list[str], ty: str, rng: random.Random) -> str:
+    """A balanced fan-in tree of binary generics over unary leaves."""
+    m, par = ident(2), ["parallel"] * 2
+    level = [chain(p, x, ty, 1, rng) for x in leaves]
+    while len(level) > 1:
+        a, b, *rest = level
+        op = rng.choice(BINARY)
+        level = rest + [p.generic([(a, ty, m), (b, ty, m)], ty, m, par, [f"%r = {op} %a0, %a1 : f32", "yield %r"])]
+    return level[0]
+
+
+def build_module(n_generics: int, seed: int = 0) -> str:
+    """Functions alternating chains (2-12 generics) and trees (4-8 leaves) until ``n_generics``."""
+    rng = random.Random(seed)
+    ty = tensor((256, 1024), "f32")
+    funcs, total, k = [], 0, 0
+    while total < n_generics:
+        leaves = rng.randint(4, 8)
+        p = Program([(f"%x{i}", ty) for i in range(leaves)])
+        if k % 2 == 0:
+            out = chain(p, "%x0", ty, min(rng.randint(2, 12), n_generics - total), rng)
+        else:
+            out = tree(p, [f"%x{i}" for i in range(leaves)], ty, rng)
+        text = p.text(out, ty).replace("@main", f"@f{k}")
+        total += text.count("linalg.generic")
+        funcs.append(text)
+        k += 1
+    return "\n".join(funcs)
+
+
+def timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--generics", type=int, default=1000)
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    text = build_module(args.generics)
+    n = count_generics(parse_module(text))
+    model = Threshold()
+    ours, always, theirs = [], [], []
+    for _ in range(args.repeats):
+        m = parse_module(text)
+        ours.append(timed(lambda: run_pipeline(m, FusionPass(model))))
+        n_ours = count_generics(m)
+        m = parse_module(text)
+        always.append(timed(lambda: run_pipeline(m, FusionPass(Always()))))
+        n_always = count_generics(m)
+        m = parse_module(text)
+        theirs.append(timed(lambda: run_upstream(m)))
+        n_up = count_generics(m)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "bench.mlir"
+        src.write_text(text)
+        cli = [str(Path(sys.executable).parent / "costfuse-opt"), str(src), "-o", str(Path(tmp) / "out.mlir"),
+               "--cost-model", "threshold"]
+        e2e = timed(lambda: subprocess.run(cli, check=True))
+    t_ours, t_always, t_up = (statistics.median(t) for t in (ours, always, theirs))
+    print(f"# bench_pass: {n} generics, median of {args.repeats}, {platform.node()} "
+          f"({platform.processor() or platform.machine()}, Python {platform.python_version()})")
+    print("| pipeline | generics after | median s | vs upstream |")
+    print("|---|---|---|---|")
+    print(f"| costfuse threshold({model.max_chain_length},{model.max_body_ops}) + canonicalize,cse "
+          f"| {n_ours} | {t_ours:.3f} | {t_ours / t_up:.1f}x |")
+    print(f"| costfuse always + canonicalize,cse | {n_always} | {t_always:.3f} | {t_always / t_up:.1f}x |")
+    print(f"| upstream linalg-fuse-elementwise-ops,canonicalize,cse | {n_up} | {t_up:.3f} | 1.0x |")
+    print(f"| costfuse-opt CLI end to end (parse, pass, print, startup) | {n_ours} | {e2e:.3f} | |")
+
+
+if __name__ == "__main__":
+    main()
