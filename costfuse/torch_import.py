@@ -1,0 +1,377 @@
+"""PyTorch -> Linalg on tensors, without torch-mlir (DESIGN §5).
+
+The path is ``torch.export.export`` -> a few graph rewrites for ops the
+torch-mlir backend shipped in IREE cannot legalize -> IREE's ``FxImporter``
+(``import_frozen_program``) -> the pipelines
+``torchdynamo-export-to-torch-backend-pipeline`` and
+``torch-backend-to-linalg-on-tensors-backend-pipeline``.
+
+Weights: ``import_frozen_program`` freezes parameters and buffers into the
+module as constants, so the function's arguments are exactly the model's
+inputs -- what :func:`costfuse.reference.run_mlir` wants: the oracle runs the
+exported text directly, with no weight files.  We inline them as
+``dense<"0x...">`` rather than the importer's default ``dense_resource`` blobs
+(:func:`_inline_weights_hooks`), because IREE 3.13 cannot compile bf16
+``dense_resource`` constants, and because a module without a resource trailer
+stays self-contained when tools cut ops out of it.  Hex prints about 2 bytes
+of text per byte of weights, so keep example dims small.
+
+Graph rewrites (:func:`legalize_exported_program`) work around ops that
+torch-mlir's Linalg backend, as shipped in IREE, leaves unlegalized:
+``aten.squeeze.dims`` (-> ``aten.view``) and a tuple-unpacked
+``aten.unbind.int`` (-> ``aten.select`` per item).  We do *not* call
+``ExportedProgram.run_decompositions()``: the backend pipeline decomposes what
+it needs itself, and core-ATen decomposition is what turns ``squeeze.dim``
+into ``squeeze.dims`` in every ``nn.TransformerEncoderLayer`` variant (torch
+2.13), not just norm_first/gelu as first noted in DESIGN §5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import io
+import os
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager, redirect_stderr
+from pathlib import Path
+
+PIPELINE = (
+    "builtin.module("
+    "torchdynamo-export-to-torch-backend-pipeline,"
+    "torch-backend-to-linalg-on-tensors-backend-pipeline)"
+)
+
+DTYPES = ("f32", "f16", "bf16", "f64")
+
+
+class TorchImportError(Exception):
+    """A module could not be exported or lowered to Linalg; the message says which step and why."""
+
+
+# ---------------------------------------------------------------------------
+# Graph rewrites on the exported program
+
+
+def _static_shape(node) -> list[int] | None:
+    val = node.meta.get("val")
+    shape = getattr(val, "shape", None)
+    if shape is None or not all(isinstance(d, int) for d in shape):
+        return None
+    return [int(d) for d in shape]
+
+
+def _squeeze_dims_as_view(graph, node) -> bool:
+    """``aten.squeeze.dims`` has no torch-mlir lowering here; a view to the known output shape does."""
+    import torch
+
+    shape = _static_shape(node)
+    if shape is None:
+        return False
+    with graph.inserting_before(node):
+        view = graph.call_function(torch.ops.aten.view.default, (node.args[0], shape))
+    view.meta = dict(node.meta)
+    node.replace_all_uses_with(view)
+    graph.erase_node(node)
+    return True
+
+
+def _unbind_as_selects(graph, node) -> bool:
+    """``q, k, v = t.unbind(0)`` (tuple-unpacking a tensor) leaves a tensor list the backend
+    cannot legalize (``torch.constant.int`` survives); one ``aten.select`` per item does."""
+    import operator
+
+    import torch
+
+    users = list(node.users)
+    if not all(u.op == "call_function" and u.target is operator.getitem for u in users):
+        return False
+    x = node.args[0]
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
+    for user in users:
+        with graph.inserting_before(user):
+            select = graph.call_function(torch.ops.aten.select.int, (x, dim, user.args[1]))
+        select.meta = dict(user.meta)
+        user.replace_all_uses_with(select)
+        graph.erase_node(user)
+    graph.erase_node(node)
+    return True
+
+
+def _graph_rewrites() -> dict[object, Callable]:
+    """ATen overload -> rewrite(graph, node) returning whether it rewrote.  Add pitfalls here."""
+    import torch
+
+    return {
+        torch.ops.aten.squeeze.dims: _squeeze_dims_as_view,
+        torch.ops.aten.unbind.int: _unbind_as_selects,
+    }
+
+
+def legalize_exported_program(program) -> int:
+    """Rewrite, in place, the ops of ``program`` the Linalg backend cannot lower; return how many."""
+    rewrites = _graph_rewrites()
+    graph = program.graph_module.graph
+    count = 0
+    for node in list(graph.nodes):
+        rewrite = rewrites.get(node.target) if node.op == "call_function" else None
+        if rewrite is not None and rewrite(graph, node):
+            count += 1
+    if count:
+        graph.lint()
+        program.graph_module.recompile()
+    return count
+
+
+# ---------------------------------------------------------------------------
+# Export and lower
+
+
+def _inline_weights_hooks():
+    """An ``FxImporterHooks`` that freezes tensors as ``dense<...>`` (see the module docstring)."""
+    import numpy as np
+    import torch
+    from iree.compiler import ir
+    from iree.compiler.extras.fx_importer import TORCH_DTYPE_TO_MLIR_TYPE, FxImporterHooks
+
+    # Same-width integer views: DenseElementsAttr.get(type=...) reinterprets them bit for bit,
+    # which is how bf16 (unknown to numpy) gets in exactly.
+    storage = {1: (torch.uint8, np.uint8), 2: (torch.int16, np.uint16), 4: (torch.int32, np.uint32), 8: (torch.int64, np.uint64)}
+
+    class _InlineWeights(FxImporterHooks):
+        def resolve_literal(self, gni, literal, info):
+            if (
+                not isinstance(literal, torch.Tensor)
+                or isinstance(literal, torch._subclasses.FakeTensor)
+                or literal.is_meta
+                or literal.layout != torch.strided
+                or literal.numel() <= 1  # the default path makes these splats already
+                or literal.dtype not in TORCH_DTYPE_TO_MLIR_TYPE
+                or literal.element_size() not in storage
+            ):
+                return None
+            as_int, np_int = storage[literal.element_size()]
+            bits = literal.detach().cpu().contiguous().view(as_int).numpy().view(np_int)
+            attr = ir.DenseElementsAttr.get(bits, type=TORCH_DTYPE_TO_MLIR_TYPE[literal.dtype]())
+            vtensor = gni._cc.tensor_to_vtensor_type(literal)  # the hook API hands us no public type builder
+            return ir.Operation.create("torch.vtensor.literal", results=[vtensor], attributes={"value": attr}).result
+
+    return _InlineWeights()
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+def export_program(module, example_inputs: tuple):
+    """``torch.export`` of ``module`` in eval mode, legalized for the Linalg backend."""
+    import torch
+
+    module.eval()
+    try:
+        program = torch.export.export(module, tuple(example_inputs))
+    except Exception as err:  # torch.export raises many types; all mean "not exportable"
+        raise TorchImportError(
+            f"torch.export failed for {type(module).__name__}: {type(err).__name__}: {_first_line(err)}"
+        ) from err
+    legalize_exported_program(program)
+    return program
+
+
+def _pipeline_errors(err, name: str) -> str:
+    from costfuse.ir import diagnostics_of
+
+    diags = [str(d) for d in diagnostics_of(err, name)]
+    if not diags:
+        diags = [ln.strip() for ln in str(err).splitlines() if "error" in ln] or [_first_line(err)]
+    return "; ".join(diags)
+
+
+def import_module(module, example_inputs: tuple, func_name: str = "main") -> str:
+    """Linalg-on-tensors MLIR text for ``module(*example_inputs)`` as ``func.func @func_name``.
+
+    Shapes and dtypes are specialised to ``example_inputs``.  Weights are frozen
+    into the module as ``dense<...>`` constants (see the module docstring),
+    so ``@func_name`` takes exactly the example inputs' tensors.  Raises
+    :class:`TorchImportError` naming the step (export, import, lowering) and the
+    first MLIR diagnostic.
+    """
+    from iree.compiler import ir
+    from iree.compiler.extras.fx_importer import FxImporter
+    from iree.compiler.passmanager import PassManager
+
+    name = type(module).__name__
+    program = export_program(module, example_inputs)
+    importer = FxImporter(hooks=_inline_weights_hooks())
+    try:
+        importer.import_frozen_program(program, func_name=func_name)
+    except Exception as err:  # the importer raises NotImplementedError/AssertionError/...
+        raise TorchImportError(f"FX import failed for {name}: {type(err).__name__}: {_first_line(err)}") from err
+    with importer.module.context:
+        try:
+            PassManager.parse(PIPELINE).run(importer.module.operation)
+        except ir.MLIRError as err:
+            raise TorchImportError(f"lowering {name} to Linalg failed: {_pipeline_errors(err, name)}") from None
+    text = str(importer.module)
+    return text if text.endswith("\n") else text + "\n"
+
+
+# ---------------------------------------------------------------------------
+# CLI: costfuse import-torch MODULE:FACTORY --shape 2x16x32 -o OUT.mlir
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """``'2x16x32'`` -> ``(2, 16, 32)``; raises ``argparse.ArgumentTypeError`` on anything else."""
+    try:
+        dims = tuple(int(d) for d in text.lower().split("x"))
+    except ValueError:
+        dims = ()
+    if not dims or any(d <= 0 for d in dims):
+        raise argparse.ArgumentTypeError(f"bad shape {text!r}: expected positive ints joined by 'x', e.g. 2x16x32")
+    return dims
+
+
+@contextmanager
+def _quiet_stderr(enabled: bool = True):
+    """Silence stderr, at both the Python and the file-descriptor level, while torch works.
+
+    torch.export prints whole graphs and logging warnings to stderr when it
+    fails (and some warnings when it succeeds); the CLI promises one line.
+    The fd-level redirect also catches C++ and logging handlers that hold the
+    original stream.  ``--verbose`` turns this off.
+    """
+    if not enabled:
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull, redirect_stderr(io.StringIO()):
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+@contextmanager
+def _cwd_importable():
+    """Let ``examples.torch_blocks`` resolve from the working directory, as ``python -m`` would."""
+    cwd = os.getcwd()
+    added = cwd not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
+    try:
+        yield
+    finally:
+        if added and cwd in sys.path:
+            sys.path.remove(cwd)
+
+
+def load_factory(target: str) -> Callable:
+    """``'pkg.mod:factory'`` or ``'path/to/file.py:factory'`` -> the callable; ``TorchImportError`` if absent."""
+    module_name, sep, attr = target.rpartition(":")
+    if not sep or not module_name or not attr:
+        raise TorchImportError(f"expected MODULE:FACTORY, got {target!r}")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name)
+            if not path.is_file():
+                raise TorchImportError(f"{path}: no such file")
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+        else:
+            with _cwd_importable():
+                mod = importlib.import_module(module_name)
+    except TorchImportError:
+        raise
+    except Exception as err:  # ImportError, or whatever the module's own top level raises
+        raise TorchImportError(f"cannot import {module_name}: {type(err).__name__}: {_first_line(err)}") from err
+    factory = getattr(mod, attr, None)
+    if not callable(factory):
+        raise TorchImportError(f"{module_name} has no callable {attr!r}")
+    return factory
+
+
+def build_module(factory: Callable, seed: int, dtype: str):
+    """``factory()`` under ``torch.manual_seed(seed)``, cast to ``dtype``, in eval mode."""
+    import torch
+
+    torch.manual_seed(seed)
+    try:
+        module = factory()
+    except Exception as err:
+        raise TorchImportError(f"{factory.__name__}() raised {type(err).__name__}: {_first_line(err)}") from err
+    if not isinstance(module, torch.nn.Module):
+        raise TorchImportError(f"{factory.__name__}() returned {type(module).__name__}, not a torch.nn.Module")
+    return module.to(torch_dtype(dtype)).eval()
+
+
+def torch_dtype(dtype: str):
+    import torch
+
+    return {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}[dtype]
+
+
+def example_inputs(shapes: Sequence[tuple[int, ...]], dtype: str, seed: int) -> tuple:
+    """Seeded standard-normal inputs, one per shape (a separate generator, so weights don't shift them)."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(shape, generator=gen, dtype=torch.float32).to(torch_dtype(dtype)) for shape in shapes)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="costfuse import-torch",
+        description="Export a torch.nn.Module (from a factory function) to Linalg-on-tensors MLIR.",
+    )
+    p.add_argument("target", metavar="MODULE:FACTORY", help="e.g. examples.torch_blocks:layernorm_gelu_mlp or path/to/file.py:make")
+    p.add_argument("--shape", action="append", type=parse_shape, required=True, help="one per input, e.g. 2x16x32")
+    p.add_argument("--dtype", choices=DTYPES, default="f32", help="dtype of the module and its inputs (default f32)")
+    p.add_argument("--seed", type=int, default=0, help="torch seed for the weights and inputs (default 0)")
+    p.add_argument("--func-name", default="main", help="name of the exported func.func (default main)")
+    p.add_argument("-o", "--output", default="-", help="output .mlir file (default stdout)")
+    p.add_argument("-v", "--verbose", action="store_true", help="let torch's own warnings and graph dumps through to stderr")
+    return p
+
+
+def cli(argv: Sequence[str] | None = None) -> int:
+    """``costfuse import-torch``; returns the exit status, printing one-line errors to stderr.
+
+    ``argv`` are the arguments after the subcommand (a leading ``import-torch``
+    is tolerated).  Exit 0 on success, 1 on an import/export/lowering error,
+    2 on bad usage (argparse's convention).
+    """
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["import-torch"]:
+        args_list = args_list[1:]
+    parser = _parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # argparse already printed usage and the error
+        return int(exc.code or 0)
+    try:
+        with _quiet_stderr(not args.verbose):
+            module = build_module(load_factory(args.target), args.seed, args.dtype)
+            text = import_module(module, example_inputs(args.shape, args.dtype, args.seed), func_name=args.func_name)
+        if args.output == "-":
+            sys.stdout.write(text)
+        else:
+            Path(args.output).write_text(text)
+    except TorchImportError as err:
+        print(f"costfuse import-torch: error: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"costfuse import-torch: error: cannot write {args.output}: {err.strerror}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli())

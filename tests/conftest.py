@@ -1,0 +1,75 @@
+"""Shared pytest fixtures.  One section per topic; keep each fixture's docstring
+saying what it returns, and make anything expensive session-scoped."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:  # `examples.torch_blocks` imports under plain `pytest` too
+    sys.path.insert(0, str(REPO_ROOT))
+
+
+# ---------------------------------------------------------------------------
+# Torch-exported blocks (examples/torch_blocks.py -> costfuse.torch_import)
+
+
+@dataclass(frozen=True)
+class ExportedBlock:
+    """A torch block exported to Linalg, with PyTorch's own answer on one input.
+
+    ``mlir`` is exactly what ``costfuse import-torch examples.torch_blocks:NAME``
+    writes (seed 0); ``@main`` takes ``inputs`` and PyTorch returns ``expected``.
+    """
+
+    name: str
+    dtype: str
+    mlir: str
+    inputs: list[np.ndarray]
+    expected: list[np.ndarray]
+
+
+def _export_block(name: str, dtype: str = "f32", seed: int = 0) -> ExportedBlock:
+    import torch
+
+    from costfuse.reference import NUMPY_DTYPES
+    from costfuse.torch_import import build_module, example_inputs, import_module
+    from examples import torch_blocks
+
+    module = build_module(getattr(torch_blocks, name), seed, dtype)
+    inputs = example_inputs(torch_blocks.EXAMPLE_SHAPES[name], dtype, seed)
+    mlir = import_module(module, inputs)
+    with torch.no_grad():
+        out = module(*inputs)
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+
+    def to_numpy(t):  # via f32 for bf16, which torch cannot hand to numpy directly
+        return t.float().numpy().astype(NUMPY_DTYPES[dtype]) if t.dtype == torch.bfloat16 else t.numpy()
+
+    return ExportedBlock(name, dtype, mlir, [to_numpy(x) for x in inputs], [to_numpy(o) for o in outs])
+
+
+@pytest.fixture(scope="session")
+def exported_block():
+    """``exported_block(name, dtype="f32") -> ExportedBlock`` for any factory in
+    ``examples/torch_blocks.py``, exported once per session (about 0.2-2 s each)."""
+    return functools.cache(_export_block)
+
+
+@pytest.fixture(scope="session")
+def encoder_layer(exported_block) -> ExportedBlock:
+    """``nn.TransformerEncoderLayer`` (d_model 32, 4 heads, ff 64, pre-norm, GELU)
+    on a 2x16x32 input: 42 ``linalg.generic`` plus matmuls, transposes and fills."""
+    return exported_block("transformer_encoder_layer")
+
+
+@pytest.fixture(scope="session")
+def encoder_layer_mlir(encoder_layer) -> str:
+    """Just the MLIR text of :func:`encoder_layer` (``@main``, one 2x16x32 f32 input)."""
+    return encoder_layer.mlir

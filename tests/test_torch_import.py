@@ -1,0 +1,167 @@
+"""PyTorch -> Linalg: real torch.nn blocks lower to linalg.generic and still compute the same thing."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from costfuse.ir import parse_module
+from costfuse.reference import compare_outputs, run_mlir
+from costfuse.torch_import import TorchImportError, cli, export_program, import_module, legalize_exported_program
+from examples import torch_blocks  # importable via tests/conftest.py
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def op_counts(text: str) -> Counter:
+    counts: Counter = Counter()
+
+    def visit(op):
+        counts[op.operation.name] += 1
+        for region in op.operation.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    visit(inner)
+
+    for op in parse_module(text).body.operations:
+        visit(op)
+    return counts
+
+
+def test_encoder_layer_lowers_to_linalg(encoder_layer):
+    counts = op_counts(encoder_layer.mlir)
+    assert counts["linalg.generic"] == 42  # torch 2.13 + IREE 3.13; a change here is worth a look
+    assert counts["linalg.batch_matmul"] + counts["linalg.matmul"] > 0  # named ops stay named
+    assert not [name for name in counts if name.startswith("torch.")]
+    assert "dense_resource" not in encoder_layer.mlir  # weights inlined as dense<...>
+
+
+def test_encoder_layer_matches_torch(encoder_layer):
+    out = run_mlir(encoder_layer.mlir, "main", encoder_layer.inputs)
+    assert np.abs(out[0] - encoder_layer.expected[0]).max() < 2e-6  # measured 3.6e-7
+    compare_outputs(encoder_layer.expected, out, "TransformerEncoderLayer vs torch")
+
+
+@pytest.mark.parametrize(
+    "name, dtype",
+    [
+        ("transformer_encoder_layer_postnorm_relu", "f32"),
+        ("layernorm_gelu_mlp", "f32"),
+        ("attention_softmax", "f32"),
+        ("layernorm_gelu_mlp", "bf16"),  # needs dense<> weights: IREE cannot compile bf16 dense_resource
+        ("transformer_encoder_layer", "f16"),  # f16 maximumf needs libm: the oracle's system-link fallback
+    ],
+)
+def test_blocks_match_torch(exported_block, name, dtype):
+    block = exported_block(name, dtype)
+    out = run_mlir(block.mlir, "main", block.inputs)
+    # The torch side computes in its own order (and bf16/f16 matmuls in f32), so allow a few ulps more.
+    loose = {"f32": None, "f16": 5e-3, "bf16": 3e-2}[dtype]
+    compare_outputs(block.expected, out, f"{name} {dtype} vs torch", rtol=loose, atol=loose)
+
+
+@pytest.mark.parametrize("name", torch_blocks.CHECKED_IN)
+def test_checked_in_examples_are_current(exported_block, name):
+    """examples/*.mlir are what examples/export_examples.py writes today; rerun it if this fails."""
+    assert (REPO_ROOT / "examples" / f"{name}.mlir").read_text() == exported_block(name).mlir
+
+
+class SqueezeDims(torch.nn.Module):
+    def forward(self, x):
+        return torch.exp(x).squeeze((1, 3)) * 2.0
+
+
+class Unbind(torch.nn.Module):
+    def forward(self, x):
+        a, b = x.unbind(0)
+        return a * b + 1.0
+
+
+@pytest.mark.parametrize(
+    "module, shape, rewritten",
+    [(SqueezeDims(), (2, 1, 3, 1), "squeeze.dims"), (Unbind(), (2, 3, 4), "unbind.int")],
+)
+def test_unlegalizable_ops_are_rewritten(module, shape, rewritten):
+    x = torch.randn(shape)
+    program = torch.export.export(module, (x,))
+    assert any(rewritten in str(n.target) for n in program.graph.nodes)
+    assert legalize_exported_program(program) == 1
+    assert not any(rewritten in str(n.target) for n in program.graph.nodes)
+    text = import_module(module, (x,))
+    compare_outputs([module(x).numpy()], run_mlir(text, "main", [x.numpy()]))
+
+
+def test_export_failure_is_a_torch_import_error():
+    class DataDependent(torch.nn.Module):
+        def forward(self, x):
+            return x if x.sum() > 0 else -x
+
+    with pytest.raises(TorchImportError, match=r"torch.export failed for DataDependent: \w+"):
+        export_program(DataDependent(), (torch.randn(3),))
+
+
+# ---------------------------------------------------------------------------
+# CLI
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = cli(list(argv))
+    captured = capsys.readouterr()
+    return rc, captured.out, captured.err
+
+
+def test_cli_writes_the_module(capsys, tmp_path, monkeypatch, exported_block):
+    monkeypatch.chdir(REPO_ROOT)
+    out = tmp_path / "attn.mlir"
+    rc, _, err = run_cli(capsys, "import-torch", "examples.torch_blocks:attention_softmax", "--shape", "2x16x32", "-o", str(out))
+    assert rc == 0, err
+    assert out.read_text() == exported_block("attention_softmax").mlir
+
+
+def test_cli_loads_a_factory_from_a_file(capsys, tmp_path):
+    (tmp_path / "blocks.py").write_text("import torch\ndef make():\n    return torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.SiLU())\n")
+    rc, out, err = run_cli(capsys, f"{tmp_path / 'blocks.py'}:make", "--shape", "3x4", "--dtype", "f64")
+    assert rc == 0, err
+    assert "func.func @main(%arg0: tensor<3x4xf64>) -> tensor<3x4xf64>" in out
+
+
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        ("examples.torch_blocks:no_such_factory", "examples.torch_blocks has no callable 'no_such_factory'"),
+        ("no_such_package.blocks:make", "cannot import no_such_package.blocks: ModuleNotFoundError"),
+        ("examples.torch_blocks", "expected MODULE:FACTORY, got 'examples.torch_blocks'"),
+        ("examples/missing.py:make", "examples/missing.py: no such file"),
+        ("examples.torch_blocks:EXAMPLE_SHAPES", "examples.torch_blocks has no callable 'EXAMPLE_SHAPES'"),
+    ],
+)
+def test_cli_bad_target_is_one_clean_line(capsys, tmp_path, monkeypatch, target, message):
+    monkeypatch.chdir(REPO_ROOT)
+    rc, out, err = run_cli(capsys, target, "--shape", "2x16x32", "-o", str(tmp_path / "x.mlir"))
+    assert rc == 1 and out == ""
+    assert err.startswith(f"costfuse import-torch: error: {message}")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "x.mlir").exists()
+
+
+def test_cli_export_failure_is_one_clean_line(capsys, tmp_path):
+    (tmp_path / "bad.py").write_text(
+        "import torch\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x if x.sum() > 0 else -x\n"
+        "def make():\n    return M()\n"
+    )
+    rc, _, err = run_cli(capsys, f"{tmp_path / 'bad.py'}:make", "--shape", "3")
+    assert rc == 1
+    assert err.startswith("costfuse import-torch: error: torch.export failed for M: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_cli_bad_shape_is_a_usage_error(capsys):
+    rc, _, err = run_cli(capsys, "examples.torch_blocks:attention_softmax", "--shape", "2xfoo")
+    assert rc == 2 and "bad shape '2xfoo'" in err and "Traceback" not in err
