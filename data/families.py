@@ -10,8 +10,8 @@ Families and their parameters (documented in ``data/DATASET.md``):
 
 ``chain``   2-24 elementwise ops, each unary, binary with a broadcast side
             input (row, column or scalar) or with a constant.
-``tree``    a fan-in expression over 4-16 inputs where each new node combines
-            the previous one with a random *earlier* node, so values are reused
+``tree``    a fan-in expression over 4-24 transformed inputs, then a second
+            pass that reuses a random fraction of them, so values are reused
             far from their definition: the fused body keeps many values live.
 ``reduce``  a 1-6 op elementwise prologue into a row reduction (sum, max,
             mean or variance), optionally followed by an epilogue op.
@@ -198,18 +198,22 @@ def _chain(rng: random.Random, params: dict) -> str:
 
 
 def _tree(rng: random.Random, params: dict) -> str:
+    """Fan-in over 4-24 transformed inputs, then a second pass that reuses a
+    random fraction of them: those values stay live across the whole first
+    pass, which is what drives a fused kernel's register pressure."""
     shape = _pointwise_shape(rng, params)
     dtype, ty = "f32", tensor(shape, "f32")
-    leaves = rng.randint(4, 16)
+    leaves = rng.randint(4, 24)
     p = Program([(f"%x{i}", ty) for i in range(leaves)])
     nodes = [_unary(p, f"%x{i}", ty, rng.choice(sorted(UNARY)), dtype) for i in range(leaves)]
     acc = nodes[0]
-    reuse = rng.uniform(0.0, 0.6)  # chance a combine also reads an old node again
     for k in range(1, leaves):
         acc = _binary(p, acc, nodes[k], ty, rng.choice(["add", "mul", "max", "sub"]), dtype)
-        if k > 1 and rng.random() < reuse:
-            acc = _binary(p, acc, nodes[rng.randrange(0, k)], ty, rng.choice(["add", "mul"]), dtype)
-    params.update(leaves=leaves, reuse=round(reuse, 3))
+    reuse = rng.uniform(0.0, 1.0)
+    reused = sorted(rng.sample(range(leaves), int(round(reuse * leaves))))
+    for k in reused:
+        acc = _binary(p, acc, nodes[k], ty, rng.choice(["add", "mul"]), dtype)
+    params.update(leaves=leaves, reused=reused)
     return p.text(acc, ty)
 
 

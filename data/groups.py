@@ -81,10 +81,20 @@ def enumerate_groups(module: ir.Module, max_groups: int = DEFAULT_MAX_GROUPS, se
         for k, p in enumerate(cands):
             grow(members | {p}, excluded | set(cands[:k]), root)
 
+    def closure(r: int) -> tuple[int, ...]:
+        """The largest group rooted at ``r``: add eligible producers until none is left."""
+        members = {r}
+        while True:
+            more = {p for m in members for p in producers[m] if p not in members and users[p] <= members}
+            if not more:
+                return tuple(sorted(members))
+            members |= more
+
     roots = {}
     for r in range(1, len(gens) + 1):
         before = set(found)
         grow(frozenset({r}), frozenset(), r)
+        found.add(closure(r))  # the walk above may stop early on wide DAGs
         for g in found - before:
             roots[g] = r
     singles = sorted(g for g in found if len(g) == 1)

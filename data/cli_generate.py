@@ -1,0 +1,68 @@
+"""``costfuse-data generate`` and ``costfuse-data stats``: the dataset job's command line."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from data.config_sampling import DEFAULT_BOUND_WORDS
+from data.families import FAMILIES
+from data.groups import DEFAULT_MAX_GROUPS
+
+
+def add_generate(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("generate", help="generate, lower and compile random fusion candidates into a Parquet dataset",
+                       description="Resumable: rerun the same command to finish an interrupted job.")
+    p.add_argument("--families", default=",".join(FAMILIES), help=f"comma-separated subset of {','.join(FAMILIES)}")
+    p.add_argument("--programs", type=int, default=20, help="programs in all, families round-robin (default 20)")
+    p.add_argument("--seed", type=int, default=0, help="first seed; program i gets seed + i (default 0)")
+    p.add_argument("--out", required=True, help="dataset directory (Parquet shards)")
+    p.add_argument("--arch", default="sm_90", help="sm_80 | sm_90 | sm_100 (default sm_90)")
+    p.add_argument("--jobs", type=int, default=2, help="parallel compile workers (local executor; default 2)")
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="ray: one task per batch, on RAY_ADDRESS's cluster or a local Ray instance")
+    p.add_argument("--max-groups", type=int, default=DEFAULT_MAX_GROUPS,
+                   help=f"multi-op groups kept per program, besides singletons (default {DEFAULT_MAX_GROUPS})")
+    p.add_argument("--sample-configs", type=int, default=3,
+                   help="configs per group: the heuristic plus N-1 sampled (default 3)")
+    p.add_argument("--bound-words", type=int, default=DEFAULT_BOUND_WORDS,
+                   help=f"sampled configs keep live words x elems/thread <= this (default {DEFAULT_BOUND_WORDS})")
+    p.add_argument("--timeout", type=float, default=120.0, help="per-kernel compile timeout, s (default 120)")
+    p.add_argument("--mem-limit-gb", type=float, default=8.0, help="per-worker address-space cap (default 8)")
+    p.add_argument("--batch-programs", type=int, default=4, help="programs per shard (default 4)")
+    p.set_defaults(func=_generate)
+
+
+def add_stats(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("stats", help="counts, spill rates and register/spill histograms of a dataset")
+    p.add_argument("dir", help="dataset directory")
+    p.add_argument("--plots", default=None, help="where to write PNG histograms (default DIR/plots)")
+    p.set_defaults(func=_stats)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from data.job import JobSpec, pending_programs, run_local, run_ray
+
+    families = tuple(f.strip() for f in args.families.split(",") if f.strip())
+    unknown = sorted(set(families) - set(FAMILIES))
+    if unknown:
+        raise ValueError(f"unknown families {unknown}; choose from {', '.join(FAMILIES)}")
+    spec = JobSpec(families=families, programs=args.programs, seed=args.seed, arch=args.arch,
+                   max_groups=args.max_groups, sample_configs=args.sample_configs, bound_words=args.bound_words,
+                   timeout_s=args.timeout, mem_limit_gb=args.mem_limit_gb)
+    todo = len(pending_programs(spec, args.out))
+    print(f"{spec.programs - todo} of {spec.programs} programs already in {args.out}; labelling {todo}")
+    t0 = time.perf_counter()
+    if args.executor == "ray":
+        rows = run_ray(spec, args.out, args.batch_programs)
+    else:
+        rows = run_local(spec, args.out, args.jobs, args.batch_programs)
+    print(f"wrote {rows} rows in {time.perf_counter() - t0:.0f} s to {args.out}")
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from data.stats import report
+
+    print(report(args.dir, args.plots))
+    return 0

@@ -1,0 +1,198 @@
+"""The dataset-generation job: programs → fusion groups → Triton kernels → ptxas labels → Parquet.
+
+Unit of work and of resume: one *program* ``(family, seed)``.  A batch of
+programs is generated, every fusion group is fused (with the pass's own
+rewrite), lowered (heuristic launch config, plus ``sample_configs`` seeded
+neighbours), compiled in parallel on ``jobs`` workers, and written as one
+shard, atomically.  A restarted job skips the programs whose rows it finds,
+so it finishes with no duplicate and no lost rows.  A kernel whose lowering
+or compile fails becomes a row with that status and the job carries on.
+
+Rows depend only on ``(family, seed)`` and the options, never on ``jobs``,
+the executor or the batch size: labels are deterministic (the timing column
+``compile_s`` and ``created_at`` aside).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+import shlex
+import sys
+from dataclasses import dataclass, field
+
+from data.compile import CompilePool, CompileResult, CompileTask, arch_name, parse_arch, ptxas_version, triton_version
+from data.families import FAMILIES, generate
+from data.groups import DEFAULT_MAX_GROUPS, enumerate_groups, fuse_group
+from data.config_sampling import DEFAULT_BOUND_WORDS, sample_configs
+from data.launch_config import LaunchConfig
+from data.lower import analyze, generic_as_function, lower_generic
+from data.lower_body import UnsupportedOp
+from data.store import done_programs, params_json, write_shard
+
+from costfuse.ir import parse_module
+from featurize.liveness import body_of, pressure
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """What to generate; the CLI's options (see ``costfuse-data generate --help``)."""
+
+    families: tuple[str, ...] = FAMILIES
+    programs: int = 20
+    seed: int = 0
+    arch: str = "sm_90"
+    max_groups: int = DEFAULT_MAX_GROUPS
+    sample_configs: int = 3
+    bound_words: int = DEFAULT_BOUND_WORDS
+    timeout_s: float = 120.0
+    mem_limit_gb: float = 8.0
+    command: str = field(default_factory=lambda: shlex.join(["costfuse-data", *sys.argv[1:]]))
+
+    def program_list(self) -> list[tuple[str, int]]:
+        """``(family, seed)`` of every program: families round-robin, seeds ``seed, seed+1, ...``."""
+        return [(self.families[i % len(self.families)], self.seed + i) for i in range(self.programs)]
+
+
+@dataclass
+class Candidate:
+    """One kernel to label: a fused group at one launch config (or why it can't be lowered)."""
+
+    row: dict
+    source: str | None = None
+    config: LaunchConfig | None = None
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _configs(op, kernel, spec: JobSpec, rng: random.Random) -> list[tuple[LaunchConfig, str]]:
+    """The heuristic config, plus ``sample_configs - 1`` configs sampled within the live-words bound."""
+    live_words = pressure(body_of(op)).max_live_words
+    extra = sample_configs(kernel.xnumel, kernel.rnumel, live_words, spec.sample_configs - 1, rng,
+                           exclude=kernel.config, bound=spec.bound_words)
+    return [(kernel.config, "heuristic")] + [(c, "sampled") for c in extra]
+
+
+def program_candidates(family: str, seed: int, spec: JobSpec) -> list[Candidate]:
+    """Every kernel of one program, lowered and ready to compile (pure: no compile here)."""
+    prog = generate(family, seed)
+    base = {"program_id": prog.program_id, "family": family, "generator_seed": seed,
+            "program_params": params_json(prog.params), "arch": arch_name(spec.arch), "command": spec.command}
+    rng = random.Random(f"configs:{prog.program_id}")
+    out = []
+    for group in enumerate_groups(parse_module(prog.text, prog.program_id), spec.max_groups, seed):
+        module = parse_module(prog.text, prog.program_id)  # keep alive: ``op`` lives inside it
+        op = fuse_group(module, group)
+        row = {**base, "group": group.label, "group_size": len(group.members), "root": group.root,
+               "ir": generic_as_function(op, "kernel")}
+        try:
+            kernel = lower_generic(op)
+        except (UnsupportedOp, ValueError) as err:
+            out.append(Candidate(_unlabelled(row, "unsupported", str(err))))
+            continue
+        for config, source in _configs(op, kernel, spec, rng):
+            k = lower_generic(op, config) if config != kernel.config else kernel
+            out.append(Candidate({**row, "triton_src": k.source, "kernel_name": k.name, "xblock": config.XBLOCK,
+                                  "rblock": config.RBLOCK, "num_warps": config.num_warps, "config_source": source},
+                                 k.source, config))
+    return out
+
+
+_LABELS = ("regs", "spill_store_bytes", "spill_load_bytes", "stack_bytes", "shared_mem_bytes")
+
+
+def _unlabelled(row: dict, status: str, error: str) -> dict:
+    """A row for a group that never reached ptxas (lowering refused it)."""
+    kid = hashlib.sha256(f"{row['ir']}|{row['arch']}|{triton_version()}".encode()).hexdigest()[:24]
+    return {**row, "kernel_id": kid, "triton_src": None, "kernel_name": None, "xblock": None, "rblock": None,
+            "num_warps": None, "config_source": None, **{k: None for k in _LABELS}, "compile_s": 0.0,
+            "status": status, "error": error, "triton_version": triton_version(),
+            "ptxas_version": ptxas_version(parse_arch(row["arch"])), "latency_us": None, "gpu_name": None,
+            "created_at": _now()}
+
+
+def labelled_row(cand: Candidate, res: CompileResult) -> dict:
+    """The candidate's row completed with its compile labels."""
+    return {**cand.row, "kernel_id": res.kernel_id, "regs": res.regs, "spill_store_bytes": res.spill_store_bytes,
+            "spill_load_bytes": res.spill_load_bytes, "stack_bytes": res.stack_bytes,
+            "shared_mem_bytes": res.shared_bytes, "compile_s": float(res.compile_s), "status": res.status,
+            "error": res.error, "triton_version": res.triton_version, "ptxas_version": res.ptxas_version,
+            "latency_us": None, "gpu_name": None, "created_at": _now()}
+
+
+def label_programs(programs: list[tuple[str, int]], spec: JobSpec, pool: CompilePool, on_kernel=None) -> list[dict]:
+    """Rows for ``programs``: lower all their kernels, compile the lowered ones on ``pool``."""
+    cands = [c for fam, seed in programs for c in program_candidates(fam, seed, spec)]
+    todo = [i for i, c in enumerate(cands) if c.source is not None]
+    arch = parse_arch(spec.arch)
+    tasks = [CompileTask(cands[i].source, cands[i].config, arch) for i in todo]
+    results = pool.run(tasks, on_result=(lambda i, r: on_kernel(r)) if on_kernel else None)
+    rows = [c.row for c in cands if c.source is None]
+    rows += [labelled_row(cands[i], r) for i, r in zip(todo, results)]
+    return rows
+
+
+def batches(items: list, size: int) -> list[list]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def shard_name(batch: list[tuple[str, int]]) -> str:
+    """Deterministic per batch content, so a rerun of the same batch replaces, never duplicates."""
+    digest = hashlib.sha256(repr(batch).encode()).hexdigest()[:12]
+    return f"shard-{batch[0][0]}-{batch[0][1]}-{digest}"
+
+
+def pending_programs(spec: JobSpec, out_dir) -> list[tuple[str, int]]:
+    done = done_programs(out_dir)
+    return [(f, s) for f, s in spec.program_list() if f"{f}-{s}" not in done]
+
+
+def run_local(spec: JobSpec, out_dir, jobs: int = 1, batch_programs: int = 4, progress: bool = True) -> int:
+    """Label every pending program on this machine with ``jobs`` compile workers; return rows written."""
+    from tqdm import tqdm
+
+    todo = pending_programs(spec, out_dir)
+    written = 0
+    with CompilePool(jobs, spec.timeout_s, spec.mem_limit_gb) as pool, \
+            tqdm(total=len(todo), unit="program", disable=not progress, dynamic_ncols=True) as bar:
+        stats = {"kernels": 0, "spilling": 0}
+
+        def tick(res: CompileResult) -> None:
+            stats["kernels"] += 1
+            stats["spilling"] += bool(res.spill_store_bytes)
+            bar.set_postfix(kernels=stats["kernels"], spilling=stats["spilling"], refresh=False)
+
+        for batch in batches(todo, batch_programs):
+            rows = label_programs(batch, spec, pool, tick)
+            write_shard(out_dir, shard_name(batch), rows)
+            written += len(rows)
+            bar.update(len(batch))
+    return written
+
+
+def run_ray(spec: JobSpec, out_dir, batch_programs: int = 4, progress: bool = True) -> int:
+    """The same job as Ray tasks (one per batch), e.g. on a cluster named by ``RAY_ADDRESS``."""
+    import ray
+    from tqdm import tqdm
+
+    ray.init(ignore_reinit_error=True, log_to_driver=False)
+
+    @ray.remote
+    def label_batch(batch):
+        with CompilePool(1, spec.timeout_s, spec.mem_limit_gb) as pool:
+            return batch, label_programs(batch, spec, pool)
+
+    todo = pending_programs(spec, out_dir)
+    futures = [label_batch.remote(b) for b in batches(todo, batch_programs)]
+    written = 0
+    with tqdm(total=len(todo), unit="program", disable=not progress, dynamic_ncols=True) as bar:
+        while futures:
+            ready, futures = ray.wait(futures, num_returns=1)
+            batch, rows = ray.get(ready[0])
+            write_shard(out_dir, shard_name(batch), rows)
+            written += len(rows)
+            bar.update(len(batch))
+    return written
