@@ -7,7 +7,6 @@ import time
 
 from data.config_sampling import DEFAULT_BOUND_WORDS
 from data.families import FAMILIES
-from data.groups import DEFAULT_MAX_GROUPS
 
 
 def add_generate(sub: argparse._SubParsersAction) -> None:
@@ -21,10 +20,10 @@ def add_generate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=2, help="parallel compile workers (local executor; default 2)")
     p.add_argument("--executor", choices=["local", "ray"], default="local",
                    help="ray: one task per batch, on RAY_ADDRESS's cluster or a local Ray instance")
-    p.add_argument("--max-groups", type=int, default=DEFAULT_MAX_GROUPS,
-                   help=f"multi-op groups kept per program, besides singletons (default {DEFAULT_MAX_GROUPS})")
+    p.add_argument("--max-groups", type=int, default=4,
+                   help="multi-op groups kept per program, besides singletons (default 4)")
     p.add_argument("--sample-configs", type=int, default=3,
-                   help="configs per group: the heuristic plus N-1 sampled (default 3)")
+                   help="configs per fused group: the heuristic plus N-1 sampled (default 3); singletons get 1")
     p.add_argument("--bound-words", type=int, default=DEFAULT_BOUND_WORDS,
                    help=f"sampled configs keep live words x elems/thread <= this (default {DEFAULT_BOUND_WORDS})")
     p.add_argument("--timeout", type=float, default=120.0, help="per-kernel compile timeout, s (default 120)")

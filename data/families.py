@@ -8,9 +8,9 @@ cost model learns on IR like the IR it will judge.
 
 Families and their parameters (documented in ``data/DATASET.md``):
 
-``chain``   2-24 elementwise ops, each unary, binary with a broadcast side
+``chain``   2-24 elementwise ops (log-uniform length), each unary, binary with a broadcast side
             input (row, column or scalar) or with a constant.
-``tree``    a fan-in expression over 4-24 transformed inputs, then a second
+``tree``    a fan-in expression over 3-12 transformed inputs, then a second
             pass that reuses a random fraction of them, so values are reused
             far from their definition: the fused body keeps many values live.
 ``reduce``  a 1-6 op elementwise prologue into a row reduction (sum, max,
@@ -174,7 +174,7 @@ def _chain(rng: random.Random, params: dict) -> str:
             "scalar": (f"tensor<{dtype}>", amap(n, ""))}
     if n == 1:
         del side["col"]
-    length = rng.randint(2, 24)
+    length = int(2 ** rng.uniform(1, math.log2(25)))  # 2..24, log-uniform: short chains are common
     ops, args = [], [("%x", ty)]
     p = Program(args)
     v = "%x"
@@ -198,12 +198,12 @@ def _chain(rng: random.Random, params: dict) -> str:
 
 
 def _tree(rng: random.Random, params: dict) -> str:
-    """Fan-in over 4-24 transformed inputs, then a second pass that reuses a
+    """Fan-in over 3-12 transformed inputs, then a second pass that reuses a
     random fraction of them: those values stay live across the whole first
     pass, which is what drives a fused kernel's register pressure."""
     shape = _pointwise_shape(rng, params)
     dtype, ty = "f32", tensor(shape, "f32")
-    leaves = rng.randint(4, 24)
+    leaves = rng.randint(3, 12)
     p = Program([(f"%x{i}", ty) for i in range(leaves)])
     nodes = [_unary(p, f"%x{i}", ty, rng.choice(sorted(UNARY)), dtype) for i in range(leaves)]
     acc = nodes[0]
@@ -322,4 +322,3 @@ def _cast(rng: random.Random, params: dict) -> str:
 
 _BUILDERS = {"chain": _chain, "tree": _tree, "reduce": _reduce_family, "norm": _norm, "act": _act, "cast": _cast}
 assert set(_BUILDERS) == set(FAMILIES)
-del math

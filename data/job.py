@@ -43,7 +43,7 @@ class JobSpec:
     programs: int = 20
     seed: int = 0
     arch: str = "sm_90"
-    max_groups: int = DEFAULT_MAX_GROUPS
+    max_groups: int = 4
     sample_configs: int = 3
     bound_words: int = DEFAULT_BOUND_WORDS
     timeout_s: float = 120.0
@@ -68,8 +68,15 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def _configs(op, kernel, spec: JobSpec, rng: random.Random) -> list[tuple[LaunchConfig, str]]:
-    """The heuristic config, plus ``sample_configs - 1`` configs sampled within the live-words bound."""
+def _configs(op, kernel, spec: JobSpec, rng: random.Random, fused: bool) -> list[tuple[LaunchConfig, str]]:
+    """The heuristic config; for fused groups also ``sample_configs - 1`` sampled ones.
+
+    Singletons (unfused ops, rarely spilling) get the heuristic config only:
+    they are there so every program can be partitioned (the oracle DP), and
+    labelling them at several configs would drown the fused kernels.
+    """
+    if not fused:
+        return [(kernel.config, "heuristic")]
     live_words = pressure(body_of(op)).max_live_words
     extra = sample_configs(kernel.xnumel, kernel.rnumel, live_words, spec.sample_configs - 1, rng,
                            exclude=kernel.config, bound=spec.bound_words)
@@ -93,7 +100,7 @@ def program_candidates(family: str, seed: int, spec: JobSpec) -> list[Candidate]
         except (UnsupportedOp, ValueError) as err:
             out.append(Candidate(_unlabelled(row, "unsupported", str(err))))
             continue
-        for config, source in _configs(op, kernel, spec, rng):
+        for config, source in _configs(op, kernel, spec, rng, len(group.members) > 1):
             k = lower_generic(op, config) if config != kernel.config else kernel
             out.append(Candidate({**row, "triton_src": k.source, "kernel_name": k.name, "xblock": config.XBLOCK,
                                   "rblock": config.RBLOCK, "num_warps": config.num_warps, "config_source": source},

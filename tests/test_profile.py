@@ -1,0 +1,49 @@
+"""The GPU profiler's CPU side: reading, keying, resuming, writing, dry run, and its import budget."""
+
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from data import profile
+from data.store import read_dataset
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    from test_job import generate
+
+    root = tmp_path_factory.mktemp("prof")
+    generate(root / "ds", root / "cache", extra=["--programs", "2"])
+    return root / "ds"
+
+
+def test_dry_run_keys_every_compiled_kernel(dataset, tmp_path):
+    n = profile.run(dataset, tmp_path / "lat", dry_run=True, batch=5, progress=False)
+    ds = read_dataset(dataset)
+    lat = pq.read_table(tmp_path / "lat").to_pandas()
+    assert n == len(lat) == ds[ds.status == "ok"].kernel_id.nunique()
+    assert set(lat.kernel_id) == set(ds[ds.status == "ok"].kernel_id)
+    assert (lat.status == "dry-run").all() and lat.latency_us.isna().all()
+    assert lat.bench.str.contains("do_bench").all()
+    assert profile.run(dataset, tmp_path / "lat", dry_run=True, progress=False) == 0  # resumed: nothing left
+
+
+def test_whole_programs_first(dataset):
+    one = profile.load_kernels(dataset, programs=1)
+    assert len({k["program_id"] for k in one}) == 1
+    assert len(one) == sum(1 for k in profile.load_kernels(dataset) if k["program_id"] == one[0]["program_id"])
+
+
+def test_without_gpu_it_refuses_clearly(dataset, tmp_path):
+    with pytest.raises(RuntimeError, match="no CUDA device"):
+        profile.run(dataset, tmp_path / "lat", progress=False)
+
+
+def test_imports_only_what_the_gpu_machine_has():
+    code = ("import sys, data.profile; "
+            "bad = sorted({m.split('.')[0] for m in sys.modules} & {'iree', 'xgboost', 'mlflow', 'sklearn', "
+            "'costfuse', 'featurize', 'train', 'tqdm', 'matplotlib'}); print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
