@@ -25,6 +25,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not gpu and not slow"
 
 test-slow: $(STAMP)
+	$(BIN)/pip install -q -e ".[ray]"
 	$(BIN)/python -m pytest -q -m "slow and not gpu"
 
 bench: $(STAMP)

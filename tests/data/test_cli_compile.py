@@ -1,0 +1,72 @@
+"""``costfuse-data compile``: table and JSON output over a whole module."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lowering_cases import elementwise, row_reduction
+
+from data.cli import main, parser
+
+TWO_KERNELS_AND_ONE_UNSUPPORTED = (
+    elementwise((64, 32), "f32", ["%e = math.exp %a0 : f32", "yield %e"])
+    + row_reduction((16, 128), "f16", "arith.maximumf").replace("@main", "@red")
+    + elementwise((8,), "f32", ["%y = math.atan %a0 : f32", "yield %y"]).replace("@main", "@odd")
+)
+
+
+@pytest.fixture
+def module_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("COSTFUSE_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "in.mlir"
+    path.write_text(TWO_KERNELS_AND_ONE_UNSUPPORTED)
+    return path
+
+
+def test_compile_json(module_file, capsys):
+    assert main(["compile", str(module_file), "--arch", "sm_90", "--jobs", "2", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["generic"] for r in rows] == [0, 1, 2]
+    ok = [r for r in rows if r["status"] == "ok"]
+    assert len(ok) == 2 and all(r["regs"] > 0 and r["spill_store_bytes"] == 0 for r in ok)
+    assert all(r["arch"] == "sm_90" and r["kernel_id"] and r["ptxas_version"] for r in ok)
+    assert ok[1]["config"]["RBLOCK"] == 128
+    assert rows[2]["status"] == "unsupported" and "math.atan" in rows[2]["error"]
+
+
+def test_compile_table_then_cache(module_file, capsys):
+    assert main(["compile", str(module_file), "--arch", "sm_80", "--timeout", "60"]) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[0].split()
+    assert header[:3] == ["#", "kernel", "config"] and "regs" in header and "status" in header
+    assert "X1024 R1 w4" in out and "unsupported: math.atan" in out
+    assert out.strip().splitlines()[-1] == "sm_80: 2 ok, 1 unsupported"
+    assert main(["compile", str(module_file), "--arch", "sm_80"]) == 0
+    assert capsys.readouterr().out.count("ok (cached)") == 2
+
+
+def test_explicit_config(module_file, capsys):
+    text = row_reduction((16, 128), "f32", "arith.addf")
+    module_file.write_text(text)
+    assert main(["compile", str(module_file), "--config", "4,32,2", "--json", "--no-cache"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["config"] == {"XBLOCK": 4, "RBLOCK": 32, "num_warps": 2, "num_stages": 1}
+    assert row["status"] == "ok"
+
+
+def test_bad_input_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @f( {")
+    assert main(["compile", str(bad)]) == 2
+    assert "bad.mlir:1" in capsys.readouterr().err
+    assert main(["compile", str(tmp_path / "missing.mlir")]) == 2
+    assert main(["compile", str(bad), "--arch", "volta"]) == 2
+
+
+def test_compile_is_a_subcommand_of_costfuse_data():
+    p = parser()
+    args = p.parse_args(["compile", "x.mlir", "-j", "3"])
+    assert (args.command, args.jobs, args.arch) == ("compile", 3, "sm_90")
+    with pytest.raises(SystemExit):
+        p.parse_args([])
