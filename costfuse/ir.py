@@ -6,6 +6,10 @@ own diagnostics as ``file:line:col: message``.  Callers (the CLI, the dataset
 job) catch ``IRError`` and report it on one line; nothing here can abort the
 process, because we only call the parser and verifier, which report through
 diagnostics rather than ``LLVM ERROR``.
+
+Keep a module alive while you use its ops: an op handle does not keep its
+module from being freed, and ``generics_in(parse_module(text))[0]`` used after
+the module is collected segfaults.
 """
 
 from __future__ import annotations

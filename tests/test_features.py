@@ -1,0 +1,182 @@
+"""Feature vectors of hand-written generics with known answers, and the
+invariants every feature vector keeps (column order, finiteness, config input)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from costfuse.ir import parse_module
+from data.families import FAMILIES, generate
+from data.groups import enumerate_groups, fuse_group
+from data.launch_config import LaunchConfig, heuristic_config
+from featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION, features
+from featurize.features import (FeatureError, analyze_generic, bytes_saved_exact, find_generic, launch_params,
+                                op_class)
+
+MIXED = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @f(%a: tensor<4x8xf32>, %w: tensor<8xf32>, %h: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %w, %h : tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf16>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f16, %o: f32):
+    %c = arith.constant 2.0 : f32
+    %zz = arith.extf %z : f16 to f32
+    %s = arith.addf %x, %y : f32
+    %m = arith.mulf %s, %c : f32
+    %d = arith.divf %m, %zz : f32
+    %q = math.exp %d : f32
+    %p = arith.cmpf ogt, %q, %x : f32
+    %r = arith.select %p, %q, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+"""
+
+ROWSUM = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @f(%a: tensor<16x4096xf32>, %init: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = linalg.generic {indexing_maps = [#id, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<16x4096xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %e = math.exp %x : f32
+    %s = arith.addf %e, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+"""
+
+
+def feats(text: str, config) -> dict[str, float]:
+    module = parse_module(text)
+    with module.context:
+        return features(find_generic(module), config)
+
+
+def test_columns_are_stable_and_finite():
+    f = feats(MIXED, LaunchConfig(XBLOCK=32, num_warps=1))
+    assert tuple(f) == FEATURE_COLUMNS
+    assert len(set(FEATURE_COLUMNS)) == len(FEATURE_COLUMNS)
+    assert all(isinstance(v, float) and math.isfinite(v) for v in f.values())
+    assert isinstance(FEATURE_SCHEMA_VERSION, int)
+
+
+def test_op_counts_by_class():
+    f = feats(MIXED, LaunchConfig(XBLOCK=32, num_warps=1))
+    assert (f["n_add_mul"], f["n_div_sqrt"], f["n_transcendental"]) == (2, 1, 1)
+    assert (f["n_compare_select"], f["n_cast"], f["n_constant"], f["n_other"]) == (2, 1, 1, 0)
+    assert f["n_body_ops"] == 8
+    assert f["chain_length"] == 1
+    assert f["flops"] == 32 * 6  # add, mul, div, exp, cmp, select per element
+
+
+def test_shapes_broadcasts_bytes_and_dtypes():
+    f = feats(MIXED, LaunchConfig(XBLOCK=32, num_warps=1))
+    assert (f["n_inputs"], f["n_outputs"], f["n_broadcast_inputs"]) == (3, 1, 1)
+    assert (f["rank"], f["numel"], f["xnumel"], f["rnumel"], f["is_reduction"]) == (2, 32, 32, 1, 0)
+    assert f["bytes_read"] == 32 * 4 + 8 * 4 + 32 * 2  # the init is never read
+    assert f["bytes_written"] == 32 * 4
+    assert (f["min_dtype_bits"], f["max_dtype_bits"], f["out_dtype_bits"], f["compute_dtype_bits"]) == (16, 32, 32, 32)
+    assert f["arith_intensity"] == pytest.approx(f["flops"] / f["bytes_total"])
+
+
+def test_reduction_persistent_vs_looped():
+    persistent = feats(ROWSUM, LaunchConfig(XBLOCK=1, RBLOCK=4096, num_warps=8))
+    looped = feats(ROWSUM, {"xblock": 1, "rblock": 1024, "num_warps": 4})
+    for f in (persistent, looped):
+        assert (f["numel"], f["xnumel"], f["rnumel"], f["is_reduction"]) == (16 * 4096, 16, 4096, 1)
+        assert f["bytes_read"] == 16 * 4096 * 4 + 16 * 4  # a reduction reads its init
+    kinds = ("persistent_reduction", "looped_reduction", "reduction_iters")
+    assert tuple(persistent[k] for k in kinds) == (1, 0, 1)
+    assert tuple(looped[k] for k in kinds) == (0, 1, 4)
+    assert persistent["elems_per_thread"] == 4096 / 256
+    assert persistent["live_regs_est"] == persistent["max_live_words"] * 16
+    assert persistent["reg_cap"] == 255 and persistent["pressure_ratio"] == persistent["live_regs_est"] / 255
+
+
+def test_register_cap_follows_warps():
+    caps = [feats(MIXED, LaunchConfig(XBLOCK=1024, num_warps=w))["reg_cap"] for w in (4, 8, 16, 32)]
+    assert caps == [255, 255, 128, 64]
+
+
+def test_launch_config_spellings_agree():
+    a = feats(MIXED, LaunchConfig(XBLOCK=16, RBLOCK=1, num_warps=2))
+    b = feats(MIXED, {"XBLOCK": 16, "num_warps": 2})
+    c = feats(MIXED, {"xblock": 16, "rblock": 1, "num_warps": 2})
+    assert a == b == c
+    assert a["elems_per_thread"] == 1.0  # a 16-wide tile on 64 threads still holds one element each
+    assert a["grid_size"] == 2
+    with pytest.raises(FeatureError, match="lacks XBLOCK"):
+        launch_params({"num_warps": 4})
+
+
+def test_not_a_generic_is_a_clear_error():
+    module = parse_module(ROWSUM)
+    with module.context:
+        func = module.body.operations[0]
+        with pytest.raises(FeatureError, match="linalg.generic"):
+            analyze_generic(func)
+
+
+def _chain(n: int) -> str:
+    ops = []
+    v = "%x"
+    for i in range(n):
+        ops.append(f"""  %e{i} = tensor.empty() : tensor<8x16xf32>
+  %v{i} = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}}
+      ins({v} : tensor<8x16xf32>) outs(%e{i} : tensor<8x16xf32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  }} -> tensor<8x16xf32>""")
+        v = f"%v{i}"
+    return ("#id = affine_map<(d0, d1) -> (d0, d1)>\n"
+            "func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {\n" + "\n".join(ops)
+            + f"\n  return {v} : tensor<8x16xf32>\n}}\n")
+
+
+def test_bytes_saved_estimate_is_exact_on_a_same_shape_chain():
+    from data.groups import Group
+    text = _chain(4)
+    parts_module, fused_module = parse_module(text), parse_module(text)
+    with parts_module.context:
+        from costfuse.graph import function_blocks, generics_in
+        parts = generics_in(function_blocks(parts_module)[0])
+    fused = fuse_group(fused_module, Group((1, 2, 3, 4), 4))
+    with fused_module.context:
+        f = analyze_generic(fused).values
+    with parts_module.context:
+        exact = bytes_saved_exact(fused, parts)
+    assert f["chain_length"] == 4
+    assert f["bytes_saved_est"] == exact == 3 * 2 * 128 * 4
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_family_featurizes(family):
+    """The largest group of each family's first program: sane, config-dependent features."""
+    program = generate(family, 0)
+    groups = enumerate_groups(parse_module(program.text))
+    group = max(groups, key=lambda g: len(g.members))
+    module = parse_module(program.text)
+    op = fuse_group(module, group)
+    with module.context:
+        static = analyze_generic(op).values
+        cfg = heuristic_config(int(static["xnumel"]), int(static["rnumel"]))
+        f = features(op, cfg)
+    assert f["chain_length"] == len(group.members)
+    assert f["n_body_ops"] >= f["chain_length"] or family == "reduce"
+    assert f["max_live_values"] >= 1 and f["sethi_ullman"] >= 1
+    assert f["live_regs_est"] == f["max_live_words"] * f["elems_per_thread"]
+    assert f["xblock"] == cfg.XBLOCK and f["rblock"] == cfg.RBLOCK
+
+
+def test_op_class_of_unlisted_math_is_transcendental():
+    assert op_class("math.atan2") == "transcendental"
+    assert op_class("math.sqrt") == "div_sqrt"
+    assert op_class("linalg.index") == "other"

@@ -1,0 +1,267 @@
+"""costfuse-train end to end on a small *synthetic* dataset, plus the pieces
+(splits, metrics, baselines, model files, tracking URI resolution).
+
+The dataset has real rows (real fused IR of the random families, real launch
+configs, the store's schema) but made-up labels: registers and spills follow
+a documented function of liveness and elements per thread.  That keeps the
+test fast and independent of ptxas; it checks the machinery, not the goals,
+which ``costfuse-train`` reports on a real dataset.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from costfuse.ir import parse_module
+from data.families import FAMILIES, generate
+from data.groups import enumerate_groups, fuse_group
+from data.launch_config import LaunchConfig, heuristic_config
+from data.lower import generic_as_function
+from data.store import SCHEMA, write_shard
+from featurize.features import FEATURE_COLUMNS, analyze_generic, features
+
+SEEDS_PER_FAMILY = 2
+
+
+def synthetic_labels(f: dict[str, float], rng: random.Random) -> tuple[int, int]:
+    """``(regs, spill bytes)``: demand = 40 + 3.5 x live words x elements per thread
+    (+3 per transcendental); registers cap at 255 (128 at 16 warps); what is
+    above the cap spills, 8 bytes per excess register, with 10 % noise.
+    About 40 % of the rows spill, in every family."""
+    demand = 40 + 3.5 * f["live_regs_est"] + 3 * f["n_transcendental"]
+    cap = 128 if f["num_warps"] >= 16 else 255
+    regs = int(min(cap, demand + rng.uniform(-4, 4)))
+    spill = max(0.0, demand - cap) * 8 * rng.uniform(0.9, 1.1)
+    return regs, int(spill)
+
+
+def _configs(static: dict[str, float]) -> list[LaunchConfig]:
+    base = heuristic_config(int(static["xnumel"]), int(static["rnumel"]))
+    out = [base]
+    for x, w in ((base.XBLOCK * 4, base.num_warps), (base.XBLOCK, max(1, base.num_warps // 4))):
+        try:
+            cfg = LaunchConfig(XBLOCK=x, RBLOCK=base.RBLOCK, num_warps=w)
+        except ValueError:
+            continue
+        if cfg not in out:
+            out.append(cfg)
+    return out
+
+
+def write_synthetic_dataset(directory: Path, seeds: int = SEEDS_PER_FAMILY, families=FAMILIES,
+                            with_latency: bool = False) -> int:
+    """Write one shard per family of synthetic-label rows into ``directory``; return the row count."""
+    total = 0
+    for family in families:
+        rows = []
+        for seed in range(seeds):
+            program = generate(family, seed)
+            rng = random.Random(f"{family}:{seed}")
+            for group in enumerate_groups(parse_module(program.text), 8, seed):
+                module = parse_module(program.text)
+                op = fuse_group(module, group)
+                with module.context:
+                    text = generic_as_function(op, "kernel")
+                    static = analyze_generic(op).values
+                    for cfg in _configs(static):
+                        f = features(op, cfg)
+                        regs, spill = synthetic_labels(f, rng)
+                        row = {c: None for c in SCHEMA.names}
+                        row.update(
+                            kernel_id=f"{program.program_id}-{group.label}-{cfg.short()}",
+                            program_id=program.program_id, family=family, generator_seed=seed,
+                            group=group.label, group_size=len(group.members), root=group.root, ir=text,
+                            xblock=cfg.XBLOCK, rblock=cfg.RBLOCK, num_warps=cfg.num_warps, arch="sm_90",
+                            triton_version="test", regs=regs, spill_store_bytes=spill // 2,
+                            spill_load_bytes=spill - spill // 2, compile_s=0.0, status="ok",
+                            created_at="2025-01-01T00:00:00+00:00", command="synthetic")
+                        if with_latency:
+                            row["latency_us"] = 2.0 + f["bytes_total"] / 3e6 * rng.uniform(0.9, 1.1)
+                        rows.append(row)
+        write_shard(directory, family, rows)
+        total += len(rows)
+    return total
+
+
+@pytest.fixture(scope="session")
+def synthetic_dir(tmp_path_factory) -> Path:
+    """A synthetic dataset: 2 programs per family, 1-3 configs per group, GPU latency labels too."""
+    d = tmp_path_factory.mktemp("synthetic")
+    write_synthetic_dataset(d, with_latency=True)
+    return d
+
+
+@pytest.fixture(scope="session")
+def table(synthetic_dir):
+    from train.dataset import load_table
+    return load_table(synthetic_dir)
+
+
+FAST = dict(n_estimators=25, max_depth=4, learning_rate=0.3, n_jobs=1)
+
+
+@pytest.fixture(scope="session")
+def result(table):
+    from train.fit import XGBParams
+    from train.pipeline import run
+    return run(table, "all", XGBParams(**FAST), holdout=True, log=lambda m: None)
+
+
+# --- dataset, splits, metrics ------------------------------------------------------
+
+def test_table_has_features_in_order_and_labels(table):
+    assert list(table.X.columns) == list(FEATURE_COLUMNS)
+    assert len(table) == len(table.rows) > 100
+    assert table.spills.any() and not table.spills.all()
+    assert table.has_latency
+    assert set(table.families) == set(FAMILIES)
+
+
+def test_grouped_split_never_shares_a_program(table):
+    from train.splits import family_holdouts, grouped_split
+    split = grouped_split(table.programs, 0.25, seed=0)
+    assert not set(table.programs[split.train]) & set(table.programs[split.test])
+    assert (split.train ^ split.test).all()
+    holdouts = list(family_holdouts(table.families))
+    assert [h.name for h in holdouts] == [f"holdout:{f}" for f in sorted(FAMILIES)]
+    for h in holdouts:
+        assert len(set(table.families[h.test])) == 1 and h.name.split(":")[1] not in set(table.families[h.train])
+
+
+def test_best_f1_threshold_and_degenerate_metrics():
+    from train.metrics import best_f1_threshold, classification, ranking, regression
+    y = np.array([0, 0, 1, 1, 1], bool)
+    s = np.array([0.1, 0.4, 0.35, 0.8, 0.9])
+    assert best_f1_threshold(y, s) == pytest.approx(0.35)
+    m = classification(np.zeros(4, bool), np.array([0.1, 0.2, 0.3, 0.4]), 0.5)
+    assert math.isnan(m["auc"]) and m["f1"] == 0
+    r = regression(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 4.0]))
+    assert r["mae"] == pytest.approx(1 / 3)
+    assert ranking(np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0, 4.0]))["kendall_tau"] == pytest.approx(1.0)
+
+
+def test_threshold_baseline_picks_the_separating_limits():
+    import pandas as pd
+
+    from train.baselines import LiveValueRule, ThresholdRule
+    X = pd.DataFrame({"chain_length": [1, 2, 3, 4, 5, 6], "n_body_ops": [1, 2, 3, 40, 50, 60],
+                      "live_regs_est": [10, 20, 30, 300, 400, 500]})
+    y = np.array([0, 0, 0, 1, 1, 1], bool)
+    rule = ThresholdRule().fit(X, y)
+    assert (rule.predict(X) == y).all()
+    assert rule.max_chain_length == 3 or rule.max_body_ops == 3
+    live = LiveValueRule().fit(X, y)
+    assert live.cut == 300 and (live.predict(X) == y).all()
+
+
+# --- the run ------------------------------------------------------------------
+
+def test_run_trains_every_head_and_baseline(result):
+    assert set(result.heads) == {"spill", "spill_bytes", "regs", "latency"}
+    assert [b.name for b in result.baselines] == ["threshold", "live_values", "histgb"]
+    s = result.summary()
+    assert s["spill.auc"] > 0.8  # learnable synthetic labels; the real goals are reported, not asserted
+    for key in ("spill.f1", "spill.precision", "spill.recall", "regs.mae", "regs.r2", "spill_bytes.mae",
+                "latency.kendall_tau", "latency.mape", "baseline_threshold.f1", "spill.f1_gain_over_threshold"):
+        assert key in s, key
+    assert any(k.startswith("spill.holdout.") for k in s)
+    assert [g[0] for g in result.goals()] == ["spill.auc", "spill.f1", "spill.holdout_min_auc", "regs.mae",
+                                             "spill.f1_gain_over_threshold"]
+
+
+def test_report_shows_models_side_by_side(result):
+    from train.report import render
+    text = render(result)
+    for needle in ("xgboost", "threshold", "live_values", "histgb", "held-out families", "goals", "regs"):
+        assert needle in text
+
+
+def test_importances_cover_the_feature_columns(result):
+    imp = result.heads["spill"].head.importances()
+    assert list(imp) == list(FEATURE_COLUMNS)
+    assert sum(imp.values()) == pytest.approx(1.0)
+
+
+# --- model files ----------------------------------------------------------------
+
+def test_export_roundtrip_predicts_the_same(result, table, tmp_path):
+    from train import model_io
+    path = model_io.export(result, tmp_path / "bundle", "costfuse-train --data X")
+    files = sorted(p.name for p in path.iterdir())
+    assert files == ["latency.json", "metadata.json", "regs.json", "spill.json", "spill_bytes.json"]
+    json.loads((path / "spill.json").read_text())  # XGBoost JSON, not pickle
+    boosters, meta = model_io.load_model(path)
+    assert meta["feature_schema_version"] and meta["dataset_hash"] == table.dataset_hash
+    assert meta["command"] == "costfuse-train --data X" and "spill.auc" in meta["metrics"]
+    X = table.X.iloc[:50]
+    got = model_io.predict(boosters, meta, X)
+    for name, r in result.heads.items():
+        want = r.head.score(X) if r.spec.kind == "classifier" else r.head.predict(X)
+        np.testing.assert_allclose(got[name], want, rtol=1e-5)
+    assert model_io.in_training_range(meta, X).dtype == bool
+    one, one_meta = model_io.load_model(path / "regs.json")
+    assert list(one) == ["regs"] and list(one_meta["heads"]) == ["regs"]
+
+
+def test_schema_mismatch_fails_clearly(result, tmp_path):
+    from train import model_io
+    path = model_io.export(result, tmp_path / "bundle", "cmd")
+    meta = json.loads((path / "metadata.json").read_text())
+    meta["feature_schema_version"] = -1
+    (path / "metadata.json").write_text(json.dumps(meta))
+    with pytest.raises(model_io.ModelSchemaError, match="feature schema v-1.*retrain"):
+        model_io.load_model(path)
+    with pytest.raises(FileNotFoundError):
+        model_io.load_model(tmp_path / "nowhere")
+
+
+# --- tracking --------------------------------------------------------------------
+
+def test_tracking_uri_precedence(monkeypatch, tmp_path):
+    from train.tracking import default_tracking_uri, resolve_tracking_uri
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    assert resolve_tracking_uri() == default_tracking_uri() == f"sqlite:///{tmp_path.resolve()}/mlflow.db"
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:5999")
+    assert resolve_tracking_uri() == "http://127.0.0.1:5999"
+    assert resolve_tracking_uri("sqlite:////x/y.db") == "sqlite:////x/y.db"
+
+
+def test_cli_logs_to_sqlite_and_registry_roundtrips(synthetic_dir, table, tmp_path, monkeypatch, capsys):
+    """The embedded default store: a SQLite file in the working dir, artifacts under ./mlruns."""
+    import mlflow
+
+    from train import model_io
+    from train.cli import main
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    rc = main(["--data", str(synthetic_dir), "--target", "spills", "--no-holdout", "-q",
+               "--n-estimators", "30", "--export", str(tmp_path / "export")])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "models:/costfuse-spill@champion" in out and "goals" in out
+    assert (tmp_path / "mlflow.db").is_file() and (tmp_path / "mlruns").is_dir()
+    mlflow.set_tracking_uri(f"sqlite:///{tmp_path}/mlflow.db")
+    boosters, meta = model_io.load_model("models:/costfuse-spill@champion")
+    local, local_meta = model_io.load_model(tmp_path / "export")
+    assert list(boosters) == ["spill"] and meta["heads"]["spill"]["file"] == "model.json"
+    X = table.X.iloc[:40]
+    np.testing.assert_allclose(model_io.predict(boosters, meta, X)["spill"],
+                               model_io.predict(local, local_meta, X)["spill"], rtol=1e-6)
+    run = mlflow.get_run(mlflow.search_runs(experiment_names=["costfuse"]).run_id[0])
+    assert run.data.tags["dataset_hash"] == table.dataset_hash
+    assert "spill.auc" in run.data.metrics and "xgb.n_estimators" in run.data.params
+    artifacts = {a.path for a in mlflow.MlflowClient().list_artifacts(run.info.run_id)}
+    assert {"plots", "bundle", "importances", "report.txt"} <= artifacts
+
+
+def test_cli_rejects_a_missing_dataset(tmp_path, capsys):
+    from train.cli import main
+    assert main(["--data", str(tmp_path / "none"), "--no-tracking"]) == 2
+    assert "no Parquet shards" in capsys.readouterr().err

@@ -1,0 +1,179 @@
+"""The learned heads: XGBoost estimators with scikit-learn's ``fit``/``predict`` shape.
+
+Heads (DESIGN §4's learned model):
+
+=============  ==========  ==========================  ================
+head           kind        target                      trained on
+=============  ==========  ==========================  ================
+``spill``      classifier  spill store+load bytes > 0  compile labels
+``spill_bytes``regressor   log1p(spill bytes)          compile labels
+``regs``       regressor   registers per thread        compile labels
+``latency``    regressor   log(latency in µs)          GPU labels only
+=============  ==========  ==========================  ================
+
+Regressors fit a transformed target (spill bytes span 0..tens of KB,
+latencies several decades) and :meth:`XGBHead.predict` returns natural units.
+The classifier's decision threshold is chosen on out-of-fold predictions
+over the *training* programs (grouped K-fold), never on the test set, then
+the final model is fit on all training rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+import xgboost as xgb
+
+from train.metrics import best_f1_threshold
+from train.splits import group_folds
+
+TRANSFORMS = {
+    "none": (lambda y: y, lambda z: z),
+    "log1p": (np.log1p, np.expm1),
+    "log": (np.log, np.exp),
+}
+
+
+@dataclass(frozen=True)
+class HeadSpec:
+    """What a head predicts: its kind, target transform, and the ``--target`` group it belongs to."""
+
+    name: str
+    kind: str          # "classifier" | "regressor"
+    transform: str     # key of TRANSFORMS
+    target: str        # "spills" | "regs" | "latency"
+    registered_name: str
+
+
+HEADS: dict[str, HeadSpec] = {h.name: h for h in (
+    HeadSpec("spill", "classifier", "none", "spills", "costfuse-spill"),
+    HeadSpec("spill_bytes", "regressor", "log1p", "spills", "costfuse-spill-bytes"),
+    HeadSpec("regs", "regressor", "none", "regs", "costfuse-regs"),
+    HeadSpec("latency", "regressor", "log", "latency", "costfuse-latency"),
+)}
+TARGETS = ("spills", "regs", "latency")
+
+
+def heads_for(target: str) -> list[HeadSpec]:
+    """Heads trained for ``--target`` (``all`` = every head)."""
+    if target != "all" and target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}; choose all or one of {', '.join(TARGETS)}")
+    return [h for h in HEADS.values() if target in ("all", h.target)]
+
+
+@dataclass
+class XGBParams:
+    """Booster hyper-parameters shared by every head (logged to MLflow as params)."""
+
+    n_estimators: int = 400
+    max_depth: int = 6
+    learning_rate: float = 0.05
+    subsample: float = 0.9
+    colsample_bytree: float = 0.9
+    min_child_weight: float = 1.0
+    n_jobs: int = 2
+    seed: int = 0
+
+    def kwargs(self) -> dict:
+        return dict(n_estimators=self.n_estimators, max_depth=self.max_depth, learning_rate=self.learning_rate,
+                    subsample=self.subsample, colsample_bytree=self.colsample_bytree,
+                    min_child_weight=self.min_child_weight, n_jobs=self.n_jobs, random_state=self.seed,
+                    tree_method="hist")
+
+
+@dataclass
+class XGBHead:
+    """One head: ``fit(X, y, groups)`` then ``predict(X)`` in natural units.
+
+    ``X``: DataFrame (n, n_features) with the feature columns; ``y``: shape
+    (n,) (bool for the classifier, natural units for regressors); ``groups``:
+    program ids, used only to tune the classifier's threshold.
+    """
+
+    spec: HeadSpec
+    params: XGBParams = field(default_factory=XGBParams)
+    threshold: float = 0.5
+    model: xgb.XGBModel | None = None
+
+    kinds: ClassVar = {"classifier": xgb.XGBClassifier, "regressor": xgb.XGBRegressor}
+
+    def _new(self) -> xgb.XGBModel:
+        extra = {"eval_metric": "auc"} if self.spec.kind == "classifier" else {}
+        return self.kinds[self.spec.kind](**self.params.kwargs(), **extra)
+
+    def fit(self, X: pd.DataFrame, y: np.ndarray, groups: np.ndarray | None = None) -> "XGBHead":
+        y = np.asarray(y)
+        if self.spec.kind == "classifier":
+            y = y.astype(int)
+            self.threshold = self._tune_threshold(X, y, groups)
+        else:
+            y = TRANSFORMS[self.spec.transform][0](y.astype(float))
+        self.model = self._new().fit(X, y)
+        return self
+
+    def _tune_threshold(self, X: pd.DataFrame, y: np.ndarray, groups: np.ndarray | None) -> float:
+        return oof_threshold(self._new, X, y, groups)
+
+    def score(self, X: pd.DataFrame) -> np.ndarray:
+        """Classifier: spill probability (n,).  Regressor: the prediction in transformed units."""
+        if self.spec.kind == "classifier":
+            return self._fitted().predict_proba(X)[:, 1]
+        return self._fitted().predict(X)
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """Classifier: spills? (bool, n).  Regressor: natural units (bytes, registers, µs)."""
+        s = self.score(X)
+        if self.spec.kind == "classifier":
+            return s >= self.threshold
+        return TRANSFORMS[self.spec.transform][1](s)
+
+    def booster(self) -> xgb.Booster:
+        return self._fitted().get_booster()
+
+    def importances(self) -> dict[str, float]:
+        """Gain importance per feature (features never split on get 0), normalised to sum 1."""
+        gain = self.booster().get_score(importance_type="gain")
+        cols = list(self.booster().feature_names or [])
+        total = sum(gain.values()) or 1.0
+        return {c: gain.get(c, 0.0) / total for c in cols}
+
+    def _fitted(self) -> xgb.XGBModel:
+        if self.model is None:
+            raise RuntimeError(f"head {self.spec.name} is not fitted")
+        return self.model
+
+
+def oof_threshold(new_model: Callable[[], object], X: pd.DataFrame, y: np.ndarray,
+                  groups: np.ndarray | None, n_splits: int = 3) -> float:
+    """F1-best probability cut on out-of-fold predictions over grouped folds of ``groups``.
+
+    ``new_model()`` returns an unfitted sklearn-style binary classifier.
+    Falls back to 0.5 when there are too few programs or only one class.
+    """
+    y = np.asarray(y, int)
+    folds = group_folds(groups, n_splits) if groups is not None else []
+    if not folds or len(np.unique(y)) < 2:
+        return 0.5
+    oof = np.full(len(y), np.nan)
+    for tr, te in folds:
+        if len(np.unique(y[tr])) == 2:
+            oof[te] = new_model().fit(X.iloc[tr], y[tr]).predict_proba(X.iloc[te])[:, 1]
+    ok = ~np.isnan(oof)
+    return best_f1_threshold(y[ok].astype(bool), oof[ok]) if ok.any() else 0.5
+
+
+def labels(table, spec: HeadSpec) -> np.ndarray:
+    """The natural-unit target of ``spec`` for every row of a TrainingTable (shape (n,))."""
+    if spec.name == "spill":
+        return table.spills
+    if spec.name == "spill_bytes":
+        return table.spill_bytes
+    if spec.name == "regs":
+        return table.regs
+    if spec.name == "latency":
+        return table.latency_us
+    raise KeyError(spec.name)

@@ -1,0 +1,72 @@
+"""Metrics of the issue's goals, each tolerant of degenerate test sets.
+
+A held-out family may have no spilling kernel at all; AUC is then undefined
+and reported as NaN rather than crashing the run (the report prints it as
+"n/a").  All functions take plain arrays of shape (n,).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import kendalltau
+from sklearn.metrics import f1_score, mean_absolute_error, precision_score, r2_score, recall_score, roc_auc_score
+
+
+def classification(y_true: np.ndarray, score: np.ndarray, threshold: float) -> dict[str, float]:
+    """AUC of ``score``; F1, precision and recall of ``score >= threshold``.
+
+    ``y_true`` bool; ``score`` any monotone spill score (probability, rule output).
+    """
+    y_true = np.asarray(y_true, bool)
+    pred = np.asarray(score) >= threshold
+    both = 0 < y_true.sum() < len(y_true)
+    return {
+        "auc": float(roc_auc_score(y_true, score)) if both else math.nan,
+        "f1": float(f1_score(y_true, pred, zero_division=0)),
+        "precision": float(precision_score(y_true, pred, zero_division=0)),
+        "recall": float(recall_score(y_true, pred, zero_division=0)),
+        "threshold": float(threshold),
+        "n": float(len(y_true)),
+        "positives": float(y_true.sum()),
+    }
+
+
+def regression(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+    """MAE (in the target's units) and R² (NaN when the target is constant)."""
+    y_true, y_pred = np.asarray(y_true, float), np.asarray(y_pred, float)
+    return {
+        "mae": float(mean_absolute_error(y_true, y_pred)),
+        "r2": float(r2_score(y_true, y_pred)) if np.ptp(y_true) > 0 else math.nan,
+        "n": float(len(y_true)),
+    }
+
+
+def ranking(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+    """Kendall τ (do predictions order kernels as latencies do?) and MAPE (fraction, not %)."""
+    y_true, y_pred = np.asarray(y_true, float), np.asarray(y_pred, float)
+    tau = kendalltau(y_true, y_pred).statistic if len(y_true) > 1 else math.nan
+    return {
+        "kendall_tau": float(tau),
+        "mape": float(np.mean(np.abs(y_pred - y_true) / np.maximum(np.abs(y_true), 1e-12))),
+    }
+
+
+def best_f1_threshold(y_true: np.ndarray, score: np.ndarray) -> float:
+    """The cut on ``score`` that maximises F1 (``score >= cut`` is positive); 0.5 if there are no positives.
+
+    Candidates are the distinct score values, so rules (whose scores are
+    integers or counts) and probabilities are tuned the same way.
+    """
+    y_true, score = np.asarray(y_true, bool), np.asarray(score, float)
+    if not y_true.any():
+        return 0.5
+    order = np.argsort(-score, kind="stable")
+    s, y = score[order], y_true[order]
+    tp = np.cumsum(y)
+    fp = np.cumsum(~y)
+    last = np.r_[s[1:] != s[:-1], True]  # cut just after each run of equal scores
+    f1 = 2 * tp / (tp + fp + y.sum())
+    f1 = np.where(last, f1, -1)
+    return float(s[int(np.argmax(f1))])

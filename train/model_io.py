@@ -1,0 +1,193 @@
+"""Model files: XGBoost JSON boosters plus a metadata JSON, never pickle.
+
+A *bundle* is a directory::
+
+    metadata.json      feature schema version and columns, dataset hash, metrics,
+                       training command, per-head kind/transform/threshold/file,
+                       feature ranges seen in training
+    spill.json         one XGBoost JSON booster per head (spill, spill_bytes, regs, latency)
+    ...
+
+The MLflow registry holds each head as its own ``xgboost``-flavour model in
+JSON format (``models:/costfuse-spill@champion``); the same metadata, limited
+to that head, sits in its ``MLmodel`` file.  :func:`load_model` reads
+either, and refuses a model whose feature schema differs from this
+``featurize`` (a model fed columns it was not trained on predicts garbage
+silently, so we fail loudly instead).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xgboost as xgb
+
+from featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
+from train.fit import TRANSFORMS
+
+METADATA_FILE = "metadata.json"
+FORMAT = "costfuse-model/1"
+
+
+class ModelSchemaError(RuntimeError):
+    """A saved model that does not match this code's feature schema (or is not a CostFuse model)."""
+
+
+def save_bundle(directory: str | os.PathLike, boosters: dict[str, xgb.Booster], metadata: dict) -> Path:
+    """Write ``<directory>/<head>.json`` per booster and ``metadata.json``; return the directory.
+
+    ``metadata["heads"][name]`` must describe each booster (kind, transform,
+    threshold); the file names are filled in here.
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    meta = json.loads(json.dumps(metadata))  # a deep copy that is certainly JSON
+    for name, booster in boosters.items():
+        booster.save_model(str(directory / f"{name}.json"))
+        meta["heads"][name]["file"] = f"{name}.json"
+    meta["heads"] = {k: v for k, v in meta["heads"].items() if k in boosters}
+    _write_json(directory / METADATA_FILE, meta)
+    return directory
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as f:
+        json.dump(obj, f, indent=2, sort_keys=True, allow_nan=True)
+        f.write("\n")
+    os.chmod(tmp, 0o644)  # mkstemp makes it private; a shipped model file must be readable by all
+    os.replace(tmp, path)
+
+
+def check_schema(metadata: dict, where: str) -> None:
+    """Raise :class:`ModelSchemaError` unless ``metadata`` matches this featurize's schema."""
+    if metadata.get("format") != FORMAT:
+        raise ModelSchemaError(f"{where}: not a CostFuse model (format {metadata.get('format')!r}, expected {FORMAT})")
+    version = metadata.get("feature_schema_version")
+    if version != FEATURE_SCHEMA_VERSION:
+        raise ModelSchemaError(
+            f"{where}: trained on feature schema v{version}, but this featurize computes v{FEATURE_SCHEMA_VERSION}; "
+            "retrain it (costfuse-train --data DIR --export DIR) or use a matching CostFuse version")
+    if list(metadata.get("feature_columns", [])) != list(FEATURE_COLUMNS):
+        raise ModelSchemaError(f"{where}: feature columns differ from featurize's FEATURE_COLUMNS "
+                               f"(schema v{version} on both sides: bump FEATURE_SCHEMA_VERSION when columns change)")
+
+
+def load_model(path: str | os.PathLike) -> tuple[dict[str, xgb.Booster], dict]:
+    """``(boosters by head name, metadata)`` from a bundle directory, one head's ``.json`` file
+    in a bundle, a directory holding an MLflow model, or an MLflow URI (``models:/NAME@ALIAS``,
+    ``runs:/...``; uses the current tracking URI).
+
+    Raises :class:`ModelSchemaError` on a schema mismatch and ``FileNotFoundError`` for
+    missing files.
+    """
+    text = str(path)
+    if "://" in text or text.startswith(("models:/", "runs:/")):
+        import mlflow
+
+        local = mlflow.artifacts.download_artifacts(artifact_uri=text)
+        return _load_dir(Path(local), where=text)
+    p = Path(path)
+    if p.is_file():
+        boosters, meta = _load_dir(p.parent, where=str(p))
+        name = next((n for n, h in meta["heads"].items() if h.get("file") == p.name), None)
+        if name is None:
+            raise ModelSchemaError(f"{p}: not listed as a head in {p.parent / METADATA_FILE}")
+        return {name: boosters[name]}, {**meta, "heads": {name: meta["heads"][name]}}
+    if p.is_dir():
+        return _load_dir(p, where=str(p))
+    raise FileNotFoundError(f"{p}: no such model file or directory")
+
+
+def _load_dir(directory: Path, where: str) -> tuple[dict[str, xgb.Booster], dict]:
+    if (directory / METADATA_FILE).is_file():
+        meta = json.loads((directory / METADATA_FILE).read_text())
+    elif (directory / "MLmodel").is_file():
+        from mlflow.models import Model
+
+        meta = Model.load(str(directory / "MLmodel")).metadata or {}
+    else:
+        raise FileNotFoundError(f"{where}: neither {METADATA_FILE} nor an MLflow MLmodel file in {directory}")
+    check_schema(meta, where)
+    boosters = {}
+    for name, head in meta["heads"].items():
+        booster = xgb.Booster()
+        booster.load_model(str(directory / head["file"]))
+        boosters[name] = booster
+    return boosters, meta
+
+
+def _matrix(metadata: dict, X: pd.DataFrame | np.ndarray) -> xgb.DMatrix:
+    cols = metadata["feature_columns"]
+    if isinstance(X, pd.DataFrame):
+        X = X[cols].to_numpy(float)
+    X = np.asarray(X, float).reshape(-1, len(cols))
+    return xgb.DMatrix(X, feature_names=cols)
+
+
+def predict(boosters: dict[str, xgb.Booster], metadata: dict, X: pd.DataFrame | np.ndarray) -> dict[str, np.ndarray]:
+    """Each head's prediction for rows ``X`` (n, len(FEATURE_COLUMNS)) in natural units.
+
+    Classifier heads give the probability; compare with
+    ``metadata["heads"][name]["threshold"]`` for the decision.
+    """
+    dm = _matrix(metadata, X)
+    out = {}
+    for name, booster in boosters.items():
+        raw = booster.predict(dm)
+        head = metadata["heads"][name]
+        out[name] = raw if head["kind"] == "classifier" else TRANSFORMS[head["transform"]][1](raw)
+    return out
+
+
+def in_training_range(metadata: dict, X: pd.DataFrame | np.ndarray) -> np.ndarray:
+    """Whether each row lies inside the per-feature [min, max] seen in training (bool, shape (n,)).
+
+    DESIGN §4: the learned model falls back to the analytical one outside it.
+    """
+    cols = metadata["feature_columns"]
+    X = X[cols].to_numpy(float) if isinstance(X, pd.DataFrame) else np.asarray(X, float).reshape(-1, len(cols))
+    lo = np.array([metadata["feature_ranges"][c][0] for c in cols])
+    hi = np.array([metadata["feature_ranges"][c][1] for c in cols])
+    return np.all((X >= lo) & (X <= hi), axis=1)
+
+
+def metadata_from(result, command: str) -> dict:
+    """The metadata of a :class:`train.pipeline.TrainResult`'s heads (see the module docstring)."""
+    from datetime import datetime, timezone
+
+    t = result.table
+    train_X = t.X[result.split.train]
+    summary = result.summary()
+    return {
+        "format": FORMAT,
+        "feature_schema_version": FEATURE_SCHEMA_VERSION,
+        "feature_columns": list(FEATURE_COLUMNS),
+        "feature_ranges": {c: [float(train_X[c].min()), float(train_X[c].max())] for c in FEATURE_COLUMNS},
+        "dataset_hash": t.dataset_hash,
+        "dataset": t.source,
+        "rows": {"train": int(result.split.train.sum()), "test": int(result.split.test.sum())},
+        "command": command,
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "xgboost_version": xgb.__version__,
+        "params": vars(result.params),
+        "heads": {
+            name: {"kind": r.spec.kind, "transform": r.spec.transform, "threshold": float(r.head.threshold),
+                   "registered_name": r.spec.registered_name,
+                   "metrics": {k: v for k, v in summary.items() if k.startswith(f"{name}.")}}
+            for name, r in result.heads.items()
+        },
+        "metrics": summary,
+    }
+
+
+def export(result, directory: str | os.PathLike, command: str) -> Path:
+    """Save every head of ``result`` as a bundle in ``directory`` (the shipped-model step)."""
+    boosters = {name: r.head.booster() for name, r in result.heads.items()}
+    return save_bundle(directory, boosters, metadata_from(result, command))
