@@ -19,11 +19,17 @@ from data.stats import histograms, summarize
 from data.store import SCHEMA_VERSION, read_dataset
 
 
+def _cell(v) -> str:
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() and abs(v) < 1e9 else f"{v:.3g}"
+    return str(v)
+
+
 def _table(df: pd.DataFrame) -> str:
     cols = list(df.columns)
     lines = ["| " + " | ".join([""] + [str(c) for c in cols]) + " |", "|" + "---|" * (len(cols) + 1)]
     for idx, row in df.iterrows():
-        cells = [f"{v:.3g}" if isinstance(v, float) else str(v) for v in row]
+        cells = [_cell(v) for v in row]
         lines.append("| " + " | ".join([str(idx)] + cells) + " |")
     return "\n".join(lines)
 

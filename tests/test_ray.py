@@ -5,17 +5,15 @@ run with ``make test-slow``.
 """
 
 import pytest
+from test_job import LABELS, generate
 
-pytest.importorskip("ray")
-
-from test_job import LABELS, generate  # noqa: E402
-
-from data.store import read_dataset  # noqa: E402
+from data.store import read_dataset
 
 pytestmark = pytest.mark.slow
 
 
 def test_ray_matches_local(tmp_path):
+    pytest.importorskip("ray")
     extra = ["--programs", "2"]
     generate(tmp_path / "local", tmp_path / "cache-local", extra=extra)
     generate(tmp_path / "ray", tmp_path / "cache-ray", extra=extra + ["--executor", "ray"])
