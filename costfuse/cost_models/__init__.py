@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from costfuse.cost_models.always import Always
+from costfuse.cost_models.analytical import Analytical
 from costfuse.cost_models.base import CostModel, Decision, FusionCandidate
+from costfuse.cost_models.learned import Learned
 from costfuse.cost_models.threshold import Threshold
 
-MODELS: dict[str, type[CostModel]] = {m.name: m for m in (Always, Threshold)}
+MODELS: dict[str, type[CostModel]] = {m.name: m for m in (Always, Threshold, Analytical, Learned)}
 
-__all__ = ["MODELS", "Always", "CostModel", "Decision", "FusionCandidate", "Threshold"]
+__all__ = ["MODELS", "Always", "Analytical", "CostModel", "Decision", "FusionCandidate", "Learned", "Threshold"]

@@ -1,0 +1,67 @@
+"""Per-architecture GPU constants for the analytical cost model (DESIGN §4, §7).
+
+One row per compile target (``sm_80``, ``sm_90``, ``sm_100``), each the
+flagship data-centre part of that generation.  Numbers are public
+specification figures (SXM boards, boost clocks), not measurements; the
+analytical model uses them as a roofline and nothing is tuned to them.
+
+=========  ==========  =========  =======  ====  ==========  ==========  =============  ==========
+arch       part        HBM        L2       SMs   regs / SM   regs / thr  FP32 (no TC)   launch
+=========  ==========  =========  =======  ====  ==========  ==========  =============  ==========
+``sm_80``  A100 80GB   2.039 TB/s 40 MB    108   65,536      255         19.5 TFLOP/s   1 µs
+``sm_90``  H200        4.8 TB/s   60 MB    132   65,536      255         67 TFLOP/s     1 µs
+``sm_100`` B200        8.0 TB/s   126 MB*  148   65,536      255         75 TFLOP/s*    1 µs
+=========  ==========  =========  =======  ====  ==========  ==========  =============  ==========
+
+* ``sm_90`` is H100 and H200 alike for compile labels (same ISA, same
+  register file); the row carries the H200's memory (4.8 TB/s HBM3e), the GPU
+  of our profiling machine.  An H100 SXM has 3.35 TB/s and 50 MB of L2:
+  pass ``Target.replace(...)`` (``dataclasses.replace``) to model one.
+* ``sm_100`` figures marked * vary between public sources (L2 65-126 MB,
+  FP32 75-90 TFLOP/s); they are not measured here and only the B200's HBM
+  bandwidth and SM count are NVIDIA datasheet figures.
+* ``launch``: the fixed cost charged per kernel, as in XLA's GPU
+  performance model (``kKernelLaunchOverhead``, 1 µs).
+* The register file is 64K 32-bit registers per SM since Volta; ptxas caps
+  a thread at 255 and ``.reqntid`` caps it at ``65536 / threads per CTA``
+  (DESIGN §5: 128 at 16 warps, 64 at 32).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    """Constants of one GPU generation.  Units are in the field names (bytes, seconds, FLOP/s)."""
+
+    arch: str                   # compile target, "sm_90"
+    part: str                   # the part the numbers describe
+    hbm_bytes_per_s: float      # peak DRAM bandwidth
+    l2_bytes: int               # L2 capacity
+    sms: int                    # streaming multiprocessors
+    regs_per_sm: int            # 32-bit registers per SM
+    max_regs_per_thread: int    # ptxas's per-thread ceiling
+    fp32_flops_per_s: float     # peak non-tensor-core FP32 (an FMA counts as 2)
+    launch_overhead_s: float    # fixed cost per kernel launch
+
+    def reg_cap(self, num_warps: int) -> int:
+        """Registers one thread may use in a CTA of ``num_warps`` warps (the ``.reqntid`` cap)."""
+        return min(self.max_regs_per_thread, self.regs_per_sm // (32 * max(1, num_warps)))
+
+
+TARGETS: dict[str, Target] = {t.arch: t for t in (
+    Target("sm_80", "A100 SXM4 80GB", 2.039e12, 40 * 2**20, 108, 65536, 255, 19.5e12, 1e-6),
+    Target("sm_90", "H200 SXM (H100: 3.35 TB/s, 50 MB L2)", 4.8e12, 60 * 2**20, 132, 65536, 255, 67e12, 1e-6),
+    Target("sm_100", "B200 (approximate, see notes)", 8.0e12, 126 * 2**20, 148, 65536, 255, 75e12, 1e-6),
+)}
+
+
+def get_target(arch: str) -> Target:
+    """The row for ``arch`` (``sm_90``; ``90`` and ``sm_90a`` are accepted too)."""
+    key = str(arch).strip().lower().removeprefix("sm_").rstrip("a")
+    t = TARGETS.get(f"sm_{key}")
+    if t is None:
+        raise ValueError(f"unknown arch {arch!r}; known: {', '.join(TARGETS)}")
+    return t

@@ -1,0 +1,235 @@
+"""The per-arch target table and the ``analytical`` cost model (roofline + launch + liveness spills)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import pytest
+
+from costfuse.cli import opt_main
+from costfuse.cost_models import MODELS, Analytical, FusionCandidate
+from costfuse.cost_models.analytical import (
+    WIDE_ELEMS_PER_THREAD, estimate_spill_bytes, kernel_features, kernel_time, launch_config_for, time_rule,
+)
+from costfuse.fusion_pass import FusionPass
+from costfuse.graph import edges_into, function_blocks, generics_in
+from costfuse.ir import parse_module
+from costfuse.rewrite import build_fused, discard
+from costfuse.targets import TARGETS, get_target
+from data.launch_config import heuristic_config
+from data.lower import lower_generic
+from data.mlir_text import Program, amap, ident, tensor
+
+
+# --- IR builders shared with test_learned ------------------------------------------
+def chain_module(length: int = 3, shape=(256, 1024)) -> str:
+    """``length`` same-shape elementwise generics (exp, tanh, neg, ...) in a row."""
+    ty, m = tensor(shape, "f32"), ident(len(shape))
+    p = Program([("%x", ty)])
+    x = "%x"
+    for k in range(length):
+        op = ("math.exp", "math.tanh", "arith.negf")[k % 3]
+        x = p.generic([(x, ty, m)], ty, m, ["parallel"] * len(shape), [f"%r = {op} %a0 : f32", "yield %r"])
+    return p.text(x, ty)
+
+
+def wide_fan_in_module(n: int = 24, shape=(1024, 1024)) -> str:
+    """An exp producer feeding a consumer that holds ``n`` exp'd inputs live before summing them."""
+    ty, m = tensor(shape, "f32"), ident(2)
+    p = Program([(f"%x{i}", ty) for i in range(n)])
+    first = p.generic([("%x0", ty, m)], ty, m, ["parallel"] * 2, ["%r = math.exp %a0 : f32", "yield %r"])
+    body = [f"%e{i} = math.exp %a{i} : f32" for i in range(n)]
+    acc = "%e0"
+    for i in range(1, n):
+        body.append(f"%s{i} = arith.addf {acc}, %e{i} : f32")
+        acc = f"%s{i}"
+    body.append(f"yield {acc}")
+    ins = [(first, ty, m)] + [(f"%x{i}", ty, m) for i in range(1, n)]
+    return p.text(p.generic(ins, ty, m, ["parallel"] * 2, body), ty)
+
+
+def row_reduce_module(rows: int = 512, cols: int = 768) -> str:
+    """exp(x) into a row sum: a pointwise producer fused into a persistent reduction."""
+    ty, rty = tensor((rows, cols), "f32"), tensor((rows,), "f32")
+    p = Program([("%x", ty)])
+    e = p.generic([("%x", ty, ident(2))], ty, ident(2), ["parallel"] * 2, ["%r = math.exp %a0 : f32", "yield %r"])
+    p.raw(f"%zero = arith.constant 0.0 : f32")
+    p.raw(f"%e0 = tensor.empty() : {rty}")
+    p.raw(f"%init = linalg.fill ins(%zero : f32) outs(%e0 : {rty}) -> {rty}")
+    s = p.generic([(e, ty, ident(2))], rty, amap(2, "d0"), ["parallel", "reduction"],
+                  ["%r = arith.addf %a0, %o : f32", "yield %r"], init="%init")
+    return p.text(s, rty)
+
+
+def pressure_into_reduction_module(k: int = 20, rows: int = 64, cols: int = 4096) -> str:
+    """A pointwise producer of ``k`` inputs, each reused after their sum, feeding a row sum.
+
+    Apart, the producer runs at 8 elements per thread (about ``k*8`` live words)
+    and the reduction at 16 with 2 live values; fused, the producer's body runs
+    at the reduction's 16 elements per thread (``k*16`` words, past the
+    255-register cap): the fusion itself creates the pressure.
+    """
+    ty, rty = tensor((rows, cols), "f32"), tensor((rows,), "f32")
+    p = Program([(f"%x{i}", ty) for i in range(k)])
+    body, acc = [], "%a0"
+    for i in range(1, k):
+        body.append(f"%s{i} = arith.addf {acc}, %a{i} : f32")
+        acc = f"%s{i}"
+    total = acc
+    for i in range(k):
+        body += [f"%p{i} = arith.mulf %a{i}, {total} : f32", f"%t{i} = arith.addf {acc}, %p{i} : f32"]
+        acc = f"%t{i}"
+    e = p.generic([(f"%x{i}", ty, ident(2)) for i in range(k)], ty, ident(2), ["parallel"] * 2,
+                  body + [f"yield {acc}"])
+    p.raw("%zero = arith.constant 0.0 : f32")
+    p.raw(f"%e0 = tensor.empty() : {rty}")
+    p.raw(f"%init = linalg.fill ins(%zero : f32) outs(%e0 : {rty}) -> {rty}")
+    s = p.generic([(e, ty, ident(2))], rty, amap(2, "d0"), ["parallel", "reduction"],
+                  ["%r = arith.addf %a0, %o : f32", "yield %r"], init="%init")
+    return p.text(s, rty)
+
+
+@contextmanager
+def candidate(text: str):
+    """The :class:`FusionCandidate` of the first edge into the last generic of ``text``.
+
+    The fused op is detached from the IR; it is discarded on exit (a detached op
+    outliving its context crashes the interpreter at exit).
+    """
+    module = parse_module(text)
+    with module.context:
+        consumer = generics_in(function_blocks(module)[0])[-1]
+        edge = edges_into(consumer)[0]
+        cand = FusionCandidate(edge.producer, edge.consumer, build_fused(edge))
+        try:
+            yield cand
+        finally:
+            discard(cand.fused)
+
+
+# --- targets ----------------------------------------------------------------------
+def test_target_table_has_the_documented_h200_row():
+    t = get_target("sm_90")
+    assert (t.hbm_bytes_per_s, t.l2_bytes, t.sms, t.regs_per_sm, t.max_regs_per_thread) == (
+        4.8e12, 60 * 2**20, 132, 65536, 255)
+    assert set(TARGETS) == {"sm_80", "sm_90", "sm_100"}
+    assert get_target("90") is t and get_target("sm_90a") is t and get_target("SM_100").sms == 148
+    assert [t.reg_cap(w) for w in (4, 8, 16, 32)] == [255, 255, 128, 64]  # DESIGN §5's .reqntid caps
+    with pytest.raises(ValueError, match="unknown arch"):
+        get_target("sm_75")
+
+
+# --- launch configs ---------------------------------------------------------------
+@pytest.mark.parametrize("text", [chain_module(3), row_reduce_module(), row_reduce_module(8, 16384)])
+def test_heuristic_policy_is_the_lowerings_config(text):
+    module = parse_module(text)
+    with module.context:
+        for op in generics_in(function_blocks(module)[0]):
+            f = kernel_features(op)
+            assert lower_generic(op).config.XBLOCK == f["xblock"]
+            low = lower_generic(op).config
+            assert (low.XBLOCK, low.RBLOCK, low.num_warps) == (f["xblock"], f["rblock"], f["num_warps"])
+
+
+def test_wide_policy_widens_xblock_to_32_elements_per_thread():
+    h = heuristic_config(1 << 20)
+    w = launch_config_for(1 << 20, 1, "wide")
+    assert (w.XBLOCK, w.RBLOCK, w.num_warps) == (h.XBLOCK * 4, 1, h.num_warps)
+    assert w.XBLOCK / (32 * w.num_warps) == WIDE_ELEMS_PER_THREAD
+    r = launch_config_for(1024, 768, "wide")  # persistent reduction: 16 elements per thread -> 32
+    hr = heuristic_config(1024, 768)
+    assert (r.RBLOCK, r.num_warps, r.XBLOCK) == (hr.RBLOCK, hr.num_warps, hr.XBLOCK * 2)
+    small = launch_config_for(100, 1, "wide")  # 4 elements per thread -> at most 4x wider
+    assert small.XBLOCK == heuristic_config(100).XBLOCK * 4
+    with pytest.raises(ValueError, match="tile policy"):
+        launch_config_for(1024, 1, "huge")
+
+
+# --- the roofline -----------------------------------------------------------------
+def _f(**kw):
+    base = dict(numel=1 << 20, bytes_total=8 << 20, compute_dtype_bits=32, n_add_mul=1, n_compare_select=0,
+                n_cast=0, n_div_sqrt=0, n_transcendental=0, live_regs_est=16, num_warps=4, grid_size=1024,
+                reduction_iters=1)
+    return {**base, **kw}
+
+
+def test_memory_bound_kernel_costs_bytes_over_bandwidth_plus_launch():
+    t = get_target("sm_90")
+    k = kernel_time(_f(), t)
+    assert k.memory_s == pytest.approx((8 << 20) / 4.8e12)
+    assert k.compute_s < k.memory_s and k.spill_s == 0
+    assert k.total_s == pytest.approx(k.memory_s + 1e-6)
+
+
+def test_transcendentals_and_f64_raise_the_compute_term():
+    t = get_target("sm_90")
+    f32 = kernel_time(_f(n_transcendental=100), t)
+    f64 = kernel_time(_f(n_transcendental=100, compute_dtype_bits=64), t)
+    assert f32.compute_s == pytest.approx((1 << 20) * 801 / 67e12)
+    assert f64.compute_s == pytest.approx(2 * f32.compute_s)
+    assert f32.compute_s > f32.memory_s  # compute-bound now
+
+
+def test_spill_penalty_starts_past_the_register_cap():
+    t = get_target("sm_90")
+    assert estimate_spill_bytes(_f(live_regs_est=255), t) == 0
+    assert estimate_spill_bytes(_f(live_regs_est=300), t) == 8 * 45
+    assert estimate_spill_bytes(_f(live_regs_est=200, num_warps=16), t) == 8 * 72  # cap 128 at 16 warps
+    k = kernel_time(_f(live_regs_est=300), t)
+    assert k.spill_s == pytest.approx(8 * 45 * 1024 * 128 / 4.8e12)
+
+
+def test_time_rule_counts_a_surviving_producer_and_the_margin():
+    assert time_rule(1.0, 1.0, 1.0, survives=False, margin=0.0) == (True, 1.0, 2.0)
+    assert time_rule(1.9, 1.0, 1.0, survives=False, margin=0.1)[0] is False
+    ok, after, before = time_rule(1.5, 1.0, 1.0, survives=True, margin=0.0)
+    assert (ok, after) == (False, 2.5)
+
+
+# --- decisions on IR --------------------------------------------------------------
+def test_analytical_fuses_a_same_shape_chain():
+    module = parse_module(chain_module(4))
+    decisions = FusionPass(Analytical()).run(module)
+    assert [d.fuse for d in decisions] == [True] * 3
+    assert all("roofline" in d.reason and d.estimates["t_fused_us"] < d.estimates["t_parts_us"] for d in decisions)
+
+
+def test_analytical_refuses_a_fusion_that_creates_spills():
+    with candidate(pressure_into_reduction_module()) as cand:
+        d = Analytical().decide(cand)
+        assert not d.fuse and d.estimates["spill_est_bytes"] > 0 and "est. spill" in d.reason
+        assert kernel_features(cand.producer)["live_regs_est"] <= 255 < kernel_features(cand.fused)["live_regs_est"]
+
+
+def test_analytical_fuses_into_a_kernel_that_already_spills_as_much():
+    """The consumer alone holds 24 values live; at the wide tile it spills fused or not, so fusing costs nothing."""
+    with candidate(wide_fan_in_module()) as cand:
+        d = Analytical(tile_policy="wide").decide(cand)
+        assert d.fuse and d.estimates["spill_est_bytes"] > 0
+
+
+def test_analytical_decides_from_features():
+    m = Analytical()
+    parts = _f(live_regs_est=100)
+    assert m.decide_features(_f(), parts, parts).fuse
+    d = m.decide_features(_f(live_regs_est=600), parts, parts)
+    assert not d.fuse and d.estimates["spill_est_bytes"] == 8 * (600 - 255)
+
+
+def test_analytical_reduction_candidate():
+    with candidate(row_reduce_module()) as cand:
+        d = Analytical().decide(cand)
+        assert d.fuse and d.estimates["bytes_saved"] == 2 * 512 * 768 * 4
+
+
+def test_registered_and_cli_options(capsys, tmp_path):
+    assert MODELS["analytical"] is Analytical
+    src = tmp_path / "chain.mlir"
+    src.write_text(chain_module(3))
+    assert opt_main([str(src), "--cost-model", "analytical", "--arch", "sm_80", "--explain", "-o", "/dev/null"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("fuse ") == 2 and "# analytical: 2 fused" in err
+    assert opt_main([str(src), "--cost-model", "analytical", "--tile-policy", "huge"]) == 1
+    assert opt_main([str(src), "--cost-model", "analytical", "--margin", "1.5"]) == 1
+    assert opt_main([str(src), "--cost-model", "analytical", "--max-body-ops", "3"]) == 1  # threshold's option
+    assert "does not apply" in capsys.readouterr().err
