@@ -16,10 +16,10 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	@echo "== threshold (the seed's fixed thresholds) =="
+	@echo "== learned (the shipped model, costfuse/models/) =="
+	$(BIN)/costfuse-opt examples/softmax_gelu.mlir --cost-model learned --explain -o /dev/null
+	@echo "== threshold (the seed's fixed thresholds), for comparison =="
 	$(BIN)/costfuse-opt examples/softmax_gelu.mlir --cost-model threshold --max-chain-length 3 --max-body-ops 16 --explain -o /dev/null
-	@echo "== always (upstream behaviour) =="
-	$(BIN)/costfuse-opt examples/softmax_gelu.mlir --cost-model always --explain
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not gpu and not slow"
