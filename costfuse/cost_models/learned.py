@@ -149,8 +149,8 @@ class Learned(CostModel):
 
     @property
     def source(self) -> str:
-        """Where the model came from (for reports)."""
-        return self.model or str(SHIPPED_MODEL_DIR)
+        """Where the model came from (for reports): the shipped bundle by its path in the repo."""
+        return self.model or "costfuse/models (shipped)"
 
     # --- predictions ------------------------------------------------------------
     def predict_rows(self, rows: list[tuple[float, ...]]) -> list[KernelPrediction]:
