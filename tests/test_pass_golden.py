@@ -56,3 +56,13 @@ def test_chain_length_provenance():
     assert "costfuse.chain_length = 5 : i64" in text  # div + the 4 GELU generics
     assert "costfuse.chain_length = 2 : i64" in text  # sub + exp
     assert "costfuse.label" not in text  # the pass's own bookkeeping never leaks
+
+
+def test_cf_assert_in_a_body_is_carried_along():
+    """torch exports put ``cf.assert`` in generic bodies; fusion keeps it (DESIGN §5)."""
+    module = parse_module((GOLDEN / "cf_assert.input").read_text(), "cf_assert.input")
+    decisions = run_pipeline(module, FusionPass(Always()), cleanup=False)
+    text = print_module(module)
+    assert [d.fuse for d in decisions] == [True]
+    assert text.count("linalg.generic") == 1
+    assert text.index('cf.assert %true, "always true"') < text.index("math.exp") < text.index("math.tanh")
