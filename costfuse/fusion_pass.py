@@ -82,16 +82,17 @@ class FusionPass:
         generics = generics_in(block)
         for i, op in enumerate(generics, 1):
             _set_label(op, f"g{i}")
+        memo: dict = {}  # the cost model's per-op analyses for this run, keyed by label (FusionCandidate.per_op)
         try:
             for consumer in generics:  # producers precede consumers: each is alive when reached
                 refused: set[str] = set()
-                while (fused := self._fuse_one(consumer, refused)) is not None:
+                while (fused := self._fuse_one(consumer, refused, memo)) is not None:
                     consumer = fused
         finally:
             for op in generics_in(block):
                 del op.attributes[_LABEL]
 
-    def _fuse_one(self, consumer: ir.Operation, refused: set[str]) -> ir.Operation | None:
+    def _fuse_one(self, consumer: ir.Operation, refused: set[str], memo: dict) -> ir.Operation | None:
         """Try the consumer's edges in order; fuse the first one the model accepts."""
         for edge in edges_into(consumer):
             key = _label(edge.producer)
@@ -103,12 +104,13 @@ class FusionPass:
                 continue
             refused.add(key)
             fused = build_fused(edge)
-            decision = self.cost_model.decide(FusionCandidate(edge.producer, edge.consumer, fused))
+            label = f"{key}+{_label(edge.consumer)}"  # unique in the block: the consumer it replaces is gone
+            candidate = FusionCandidate(edge.producer, edge.consumer, fused, (key, _label(edge.consumer), label), memo)
+            decision = self.cost_model.decide(candidate)
             self._record(edge, decision, legal=True)
             if not decision.fuse:
                 discard(fused)
                 continue
-            label = f"{key}+{_label(edge.consumer)}"
             fused = commit(edge, fused)
             _set_label(fused, label)
             refused.discard(key)

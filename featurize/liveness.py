@@ -124,8 +124,9 @@ def body_of(generic: ir.Operation) -> Body:
         types.append(spell(arg.type))
     n_args = len(types)
     nodes = []
+    known = ids.get  # one hash per operand: each is a call into the bindings
     for op in block.operations:
-        operands = tuple(ids[v] for v in op.operands if v in ids)  # values from outside the body are uniform
+        operands = tuple(i for i in map(known, op.operands) if i is not None)  # outside values are uniform
         results = []
         for r in op.results:
             ids[r] = len(types)

@@ -119,6 +119,61 @@ def test_fast_predict_matches_model_io(model):
         np.testing.assert_allclose(ours[k], ref[k], rtol=1e-5, atol=1e-6)
 
 
+def test_numpy_forest_equals_xgboost_on_both_batch_paths(model, tiny):
+    """The NumPy trees the pass predicts with (small batches) give XGBoost's own numbers."""
+    from costfuse.cost_models.forest import flatten
+
+    rng = np.random.default_rng(1)
+    lo, hi = model._lo, model._hi
+    X = lo + (hi - lo) * rng.random((200, len(lo)))
+    X[:, 0] = np.round(X[:, 0])  # whole counts land exactly on split values, as real features do
+    X[0, 3] = np.nan             # a missing value follows each split's default direction
+    for booster in [*model.boosters.values(), *Learned(model=str(tiny[1])).boosters.values()]:
+        forest = flatten(booster)
+        assert forest is not None
+        np.testing.assert_allclose(forest.predict(X), booster.inplace_predict(X), rtol=1e-5, atol=1e-5)
+    small, large = model._predict(X[:3]), model._predict(X)  # forest path, inplace_predict path
+    for k in small:
+        np.testing.assert_allclose(small[k], large[k][:3], rtol=1e-5, atol=1e-5)
+
+
+def test_forest_refuses_models_it_cannot_evaluate():
+    import xgboost as xgb
+
+    from costfuse.cost_models.forest import flatten
+
+    X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 3
+    booster = xgb.train({"objective": "multi:softprob", "num_class": 3}, xgb.DMatrix(X, y), 2)
+    assert flatten(booster) is None
+
+
+def test_pass_analyzes_each_op_once_per_run(model_path, monkeypatch):
+    """The per-run memo: one IR analysis per distinct op, and the same decisions as without it."""
+    from dataclasses import replace
+
+    import featurize.features as features
+    from costfuse.cost_models import Always
+    from data.families import generate
+
+    calls = []
+    real = features.analyze_generic
+    monkeypatch.setattr(features, "analyze_generic", lambda op: calls.append(1) or real(op))
+    text = generate("tree", 2).text
+    m = Learned(model=model_path)
+    decisions = FusionPass(m).run(parse_module(text))
+    legal = [d for d in decisions if d.legal]
+    distinct = {d.producer for d in legal} | {d.consumer for d in legal} | {f"{d.producer}+{d.consumer}" for d in legal}
+    assert len(legal) >= 3 and len(calls) == len(distinct) < 3 * len(legal)
+
+    class NoMemo(Always):
+        def decide(self, c):
+            return m.decide(replace(c, memo=None))
+
+    m._cache.clear()
+    calls.clear()
+    assert FusionPass(NoMemo()).run(parse_module(text)) == decisions and len(calls) == 3 * len(legal)
+
+
 def test_pass_explains_predicted_spills_and_time(model):
     from data.families import generate
 

@@ -77,12 +77,31 @@ def kernel_features(op: Any, policy: str = "heuristic") -> dict[str, float]:
 
     Raises ``featurize.features.FeatureError`` for ops it cannot describe.
     """
-    from featurize.features import analyze_generic, combine
+    from featurize.features import analyze_generic
 
-    static = analyze_generic(op)
+    return features_at(analyze_generic(op), policy)
+
+
+def features_at(static: Any, policy: str) -> dict[str, float]:
+    """Static features (``featurize.features.StaticFeatures``) + the launch config ``policy`` gives."""
+    from featurize.features import combine
+
     s = static.values
     rnumel = int(s["rnumel"]) if s["is_reduction"] else 1
     return combine(static, launch_config_for(int(s["xnumel"]), rnumel, policy))
+
+
+def candidate_features(candidate: FusionCandidate, policy: str) -> tuple[dict, dict, dict]:
+    """:func:`kernel_features` of (fused, producer, consumer).
+
+    The IR analysis of each op is memoized over the pass run
+    (:meth:`FusionCandidate.per_op`): a consumer was usually the fused op of
+    the previous decision, so in the pass most decisions analyze one new op.
+    """
+    from featurize.features import analyze_generic
+
+    return tuple(features_at(candidate.per_op(role, analyze_generic), policy)  # type: ignore[return-value]
+                 for role in ("fused", "producer", "consumer"))
 
 
 @dataclass(frozen=True)
@@ -175,8 +194,7 @@ class Analytical(CostModel):
         from featurize.features import FeatureError
 
         try:
-            feats = [kernel_features(op, self.tile_policy)
-                     for op in (candidate.fused, candidate.producer, candidate.consumer)]
+            feats = candidate_features(candidate, self.tile_policy)
         except FeatureError as err:
             return Decision(False, f"cannot estimate ({err}); left unfused", {})
         return self.decide_features(*feats, producer_survives(candidate))

@@ -13,12 +13,16 @@ style): ``--max-chain-length`` is ``Threshold.max_chain_length``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from iree.compiler import ir
 
 from costfuse.graph import body_ops, chain_length
+
+
+ROLES = ("producer", "consumer", "fused")
 
 
 @dataclass(frozen=True)
@@ -26,11 +30,31 @@ class FusionCandidate:
     """A legal edge and the generic its fusion would produce.
 
     ``fused`` is detached from the IR; it is inserted only if the model says yes.
+
+    ``keys`` and ``memo`` let a model analyze each op once per pass run
+    instead of once per candidate (:meth:`per_op`).  The pass gives every op
+    a name that is unique while the op's content stays the same (``g3``, and
+    ``g3+g4`` for the op fusing them), and one ``memo`` dict per run; outside
+    the pass both are ``None`` and nothing is memoized.  Op handles cannot be
+    the keys: once an op is erased its address, and so its handle's hash, can
+    be reused by a new op.
     """
 
     producer: ir.Operation
     consumer: ir.Operation
     fused: ir.Operation
+    keys: tuple[str, str, str] | None = None   # names of (producer, consumer, fused) in this pass run
+    memo: dict | None = field(default=None, compare=False, repr=False)
+
+    def per_op(self, role: str, analysis: Callable[[ir.Operation], Any]) -> Any:
+        """``analysis(op)`` of the ``role`` op (``producer | consumer | fused``), memoized across the run."""
+        op = getattr(self, role)
+        if self.memo is None or self.keys is None:
+            return analysis(op)
+        key = (self.keys[ROLES.index(role)], analysis)
+        if key not in self.memo:
+            self.memo[key] = analysis(op)
+        return self.memo[key]
 
     @property
     def chain_length(self) -> int:

@@ -39,13 +39,16 @@ from pathlib import Path
 import numpy as np
 
 from costfuse.cost_models.analytical import (
-    Analytical, estimate_spill_bytes, kernel_features, kernel_time, producer_survives, spill_traffic_bytes, time_rule,
+    Analytical, candidate_features, estimate_spill_bytes, kernel_time, producer_survives, spill_traffic_bytes, time_rule,
 )
 from costfuse.cost_models.base import CostModel, Decision, FusionCandidate
+from costfuse.cost_models.forest import flatten
 from costfuse.targets import get_target
 
 SHIPPED_MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
 HEADS_USED = ("spill", "spill_bytes", "latency")
+SMALL_BATCH = 32
+"""Batches up to this many rows are predicted by :mod:`costfuse.cost_models.forest` (faster below ~60 rows)."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,7 @@ class Learned(CostModel):
     boosters: dict = field(init=False, repr=False, compare=False, default_factory=dict)
     metadata: dict = field(init=False, repr=False, compare=False, default_factory=dict)
     _cache: dict = field(init=False, repr=False, compare=False, default_factory=dict)
+    _forests: dict | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self):
         if self.spill_budget < 0:
@@ -177,15 +181,22 @@ class Learned(CostModel):
     def _predict(self, X: np.ndarray) -> dict[str, np.ndarray]:
         """Each head's prediction in natural units, as ``train.model_io.predict`` (tested equal).
 
-        ``inplace_predict`` on one thread: a DMatrix per call and a thread pool per
-        predict cost ~30 ms on a busy 2-core machine, 100x the prediction itself.
+        Up to :data:`SMALL_BATCH` rows (the pass asks about one candidate at a
+        time) the trees run in NumPy (:mod:`costfuse.cost_models.forest`,
+        ~50 us a row against ~0.4 ms per ``inplace_predict`` call); larger
+        batches go to ``inplace_predict`` on one thread (a DMatrix and a thread
+        pool per call cost ~30 ms on a busy 2-core machine).
         """
         from train.fit import TRANSFORMS
 
+        if len(X) <= SMALL_BATCH and self._forests is None:
+            self._forests = {name: flatten(b) for name, b in self.boosters.items()}
         out = {}
         for name, booster in self.boosters.items():
             head = self.metadata["heads"][name]
-            raw = np.asarray(booster.inplace_predict(X), float).reshape(len(X))
+            forest = self._forests.get(name) if len(X) <= SMALL_BATCH else None
+            raw = forest.predict(X) if forest is not None else booster.inplace_predict(X)
+            raw = np.asarray(raw, float).reshape(len(X))
             out[name] = raw if head["kind"] == "classifier" else TRANSFORMS[head["transform"]][1](raw)
         return out
 
@@ -204,7 +215,7 @@ class Learned(CostModel):
         rows: list[tuple[float, ...]] = []
         for c in candidates:
             try:
-                fs = tuple(kernel_features(op, self.tile_policy) for op in (c.fused, c.producer, c.consumer))
+                fs = candidate_features(c, self.tile_policy)
             except FeatureError as err:
                 feats.append(str(err))
                 continue
