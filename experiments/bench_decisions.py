@@ -201,14 +201,14 @@ def main(argv: list[str] | None = None) -> int:
     log = lambda m: print(f"[bench_decisions] {m}", file=sys.stderr, flush=True)  # noqa: E731
 
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
-    results = []
-    for policy in policies:
-        model = Learned(model=args.model, tile_policy=policy)
-        seed = int(model.metadata.get("params", {}).get("seed", 0))
-        held, _ = held_out_programs(Path(args.data), "sm_90", 0.25, seed, model.metadata, args.programs or None)
-        cands = collect([w.text for w in held], args.candidates or None)
-        log(f"{policy}: {len(cands)} candidates from {len(held)} held-out programs")
-        results.append(measure(policy, model, held, cands, args, log))
+    models = {policy: Learned(model=args.model, tile_policy=policy) for policy in policies}
+    meta = next(iter(models.values())).metadata
+    seed = int(meta.get("params", {}).get("seed", 0))
+    held, _ = held_out_programs(Path(args.data), "sm_90", 0.25, seed, meta, args.programs or None)
+    cands = collect([w.text for w in held], args.candidates or None)  # always's edges: the same at every policy
+    log(f"{len(cands)} candidates from {len(held)} held-out programs")
+    results = [measure(policy, model, held, cands, args, log) for policy, model in models.items()]
+    model = models[policies[0]]
 
     # --- the whole pass on a 1,000-generic module
     text = build_module(args.generics)
