@@ -104,8 +104,11 @@ class FusionPass:
                 continue
             refused.add(key)
             fused = build_fused(edge)
-            label = f"{key}+{_label(edge.consumer)}"  # unique in the block: the consumer it replaces is gone
-            candidate = FusionCandidate(edge.producer, edge.consumer, fused, (key, _label(edge.consumer), label), memo)
+            consumer_key = _label(edge.consumer)
+            # Within one run a label names one content: each generic's final label is unique, so
+            # "P+C" spells out which ops were fused in which order (FusionCandidate.per_op relies on it).
+            label = f"{key}+{consumer_key}"
+            candidate = FusionCandidate(edge.producer, edge.consumer, fused, (key, consumer_key, label), memo)
             decision = self.cost_model.decide(candidate)
             self._record(edge, decision, legal=True)
             if not decision.fuse:
