@@ -15,7 +15,7 @@ from costfuse.ir import IRError
 
 
 def _add_profile(sub: argparse._SubParsersAction) -> None:
-    from data import profile
+    from costfuse.data import profile
 
     p = sub.add_parser("profile", help="time every kernel of a dataset on the GPU (latency rows)")
     profile.add_arguments(p)
@@ -23,7 +23,7 @@ def _add_profile(sub: argparse._SubParsersAction) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    from data.cli_generate import add_generate, add_stats
+    from costfuse.data.cli_generate import add_generate, add_stats
 
     p = argparse.ArgumentParser(prog="costfuse-data", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -31,7 +31,7 @@ def parser() -> argparse.ArgumentParser:
     add_stats(sub)
     _add_profile(sub)
     try:
-        from data.cli_compile import add_compile
+        from costfuse.data.cli_compile import add_compile
     except ImportError:
         pass
     else:

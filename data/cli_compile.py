@@ -20,7 +20,7 @@ EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 
 def add_compile(sub) -> None:
-    from data.compile import DEFAULT_MEM_LIMIT_GB, DEFAULT_TIMEOUT_S
+    from costfuse.data.compile import DEFAULT_MEM_LIMIT_GB, DEFAULT_TIMEOUT_S
 
     p = sub.add_parser("compile", help="lower and compile every generic of a module; print registers and spills",
                        description="Lower every linalg.generic of IN.mlir to a Triton kernel and compile it for "
@@ -45,7 +45,7 @@ def _error(msg) -> int:
 
 
 def _parse_config(text: str):
-    from data.launch_config import LaunchConfig
+    from costfuse.data.launch_config import LaunchConfig
 
     try:
         x, r, w = (int(v) for v in text.split(","))
@@ -65,8 +65,8 @@ def _describe(kernel) -> str:
 
 def run_compile(args) -> int:
     from costfuse.ir import IRError, load_module
-    from data.compile import CompilePool, CompileTask, parse_arch
-    from data.lower import lower_module
+    from costfuse.data.compile import CompilePool, CompileTask, parse_arch
+    from costfuse.data.lower import lower_module
 
     try:
         arch = parse_arch(args.arch)
@@ -107,7 +107,7 @@ def _progress(total: int):
 
 
 def print_table(rows: list[dict], arch: int) -> None:
-    from data.launch_config import LaunchConfig
+    from costfuse.data.launch_config import LaunchConfig
 
     header = ["#", "kernel", "config", "regs", "spill st/ld B", "stack B", "time s", "status"]
     table = [header]

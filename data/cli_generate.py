@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from data.config_sampling import DEFAULT_BOUND_WORDS
-from data.families import FAMILIES
+from costfuse.data.config_sampling import DEFAULT_BOUND_WORDS
+from costfuse.data.families import FAMILIES
 
 
 def add_generate(sub: argparse._SubParsersAction) -> None:
@@ -40,7 +40,7 @@ def add_stats(sub: argparse._SubParsersAction) -> None:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from data.job import JobSpec, pending_programs, run_local, run_ray
+    from costfuse.data.job import JobSpec, pending_programs, run_local, run_ray
 
     families = tuple(f.strip() for f in args.families.split(",") if f.strip())
     unknown = sorted(set(families) - set(FAMILIES))
@@ -61,7 +61,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from data.stats import report
+    from costfuse.data.stats import report
 
     print(report(args.dir, args.plots))
     return 0

@@ -42,8 +42,8 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from data.kernel_files import cache_dir, source_digest, write_kernel
-from data.launch_config import LaunchConfig
+from costfuse.data.kernel_files import cache_dir, source_digest, write_kernel
+from costfuse.data.launch_config import LaunchConfig
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MEM_LIMIT_GB = 8.0
@@ -242,7 +242,7 @@ def _worker_main(conn, mem_limit_bytes: int | None, triton_cache: str, kernel_di
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from data.kernel_files import load_kernel_module
+    from costfuse.data.kernel_files import load_kernel_module
 
     triton.knobs.nvidia.dump_ptxas_log = True
     triton.knobs.compilation.always_compile = True  # the log only exists on a real compile

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import random
 
-from data.launch_config import MAX_TILE_ELEMS, LaunchConfig, next_pow2
+from costfuse.data.launch_config import MAX_TILE_ELEMS, LaunchConfig, next_pow2
 
 DEFAULT_BOUND_WORDS = 1024
 DEFAULT_LOW_WORDS = 128

@@ -30,7 +30,7 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from data.mlir_text import Program, amap, ident, tensor
+from costfuse.data.mlir_text import Program, amap, ident, tensor
 
 FAMILIES = ("chain", "tree", "reduce", "norm", "act", "cast")
 MIN_LOG2_NUMEL, MAX_LOG2_NUMEL = 10, 26

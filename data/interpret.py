@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from data.kernel_files import load_kernel_module, write_kernel
+from costfuse.data.kernel_files import load_kernel_module, write_kernel
 
 _TL_TO_TORCH = {"fp64": "float64", "fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "int64": "int64",
                 "int32": "int32", "int16": "int16", "int8": "int8", "int1": "bool"}

@@ -22,17 +22,17 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 
-from data.compile import CompilePool, CompileResult, CompileTask, arch_name, parse_arch, ptxas_version, triton_version
-from data.families import FAMILIES, generate
-from data.groups import DEFAULT_MAX_GROUPS, enumerate_groups, fuse_group
-from data.config_sampling import DEFAULT_BOUND_WORDS, sample_configs
-from data.launch_config import LaunchConfig
-from data.lower import analyze, generic_as_function, lower_generic
-from data.lower_body import UnsupportedOp
-from data.store import done_programs, params_json, write_shard
+from costfuse.data.compile import CompilePool, CompileResult, CompileTask, arch_name, parse_arch, ptxas_version, triton_version
+from costfuse.data.families import FAMILIES, generate
+from costfuse.data.groups import DEFAULT_MAX_GROUPS, enumerate_groups, fuse_group
+from costfuse.data.config_sampling import DEFAULT_BOUND_WORDS, sample_configs
+from costfuse.data.launch_config import LaunchConfig
+from costfuse.data.lower import analyze, generic_as_function, lower_generic
+from costfuse.data.lower_body import UnsupportedOp
+from costfuse.data.store import done_programs, params_json, write_shard
 
 from costfuse.ir import parse_module
-from featurize.liveness import body_of, pressure
+from costfuse.featurize.liveness import body_of, pressure
 
 
 @dataclass(frozen=True)

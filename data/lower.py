@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 
 from iree.compiler import ir
 
-from data.dtypes import ELEM_TYPES, MEMORY_TYPES
-from data.launch_config import LaunchConfig, heuristic_config
-from data.lower_body import HELPERS, BodyEmitter, UnsupportedOp, Val, tl_type
-from data.lower_reduction import COMBINERS, acc_type, emit_reductions, final_value, match_reductions
+from costfuse.data.dtypes import ELEM_TYPES, MEMORY_TYPES
+from costfuse.data.launch_config import LaunchConfig, heuristic_config
+from costfuse.data.lower_body import HELPERS, BodyEmitter, UnsupportedOp, Val, tl_type
+from costfuse.data.lower_reduction import COMBINERS, acc_type, emit_reductions, final_value, match_reductions
 
 __all__ = [
     "COMBINERS", "GenericInfo", "LoweredKernel", "LoweringReport", "TensorArg", "UnsupportedOp",

@@ -31,7 +31,7 @@ from typing import Callable
 
 from iree.compiler import ir
 
-from data.dtypes import ELEM_TYPES, FLOAT_TYPES, NARROW_FLOATS
+from costfuse.data.dtypes import ELEM_TYPES, FLOAT_TYPES, NARROW_FLOATS
 
 
 class UnsupportedOp(Exception):

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
-from data.dtypes import ELEM_TYPES, NARROW_FLOATS
-from data.lower_body import UnsupportedOp, Val, tl_type
+from costfuse.data.dtypes import ELEM_TYPES, NARROW_FLOATS
+from costfuse.data.lower_body import UnsupportedOp, Val, tl_type
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Runs on the GPU machine, which has torch, triton, numpy, pandas and pyarrow
 and nothing else (DESIGN §5): this module imports only those, plus the
 standard library, and reads the lowered Triton sources stored in the
 dataset (each is self-contained: ``INPUTS``/``OUTPUTS`` shapes and a
-``launch`` helper).  Run it from a checkout as ``python -m data.profile``.
+``launch`` helper).  Run it from a checkout as ``python data/profile.py``: it imports nothing of CostFuse, so it needs no install.
 
 Each kernel is launched once (which compiles it and gives ``n_regs`` /
 ``n_spills`` of the loaded kernel, a cross-check of the CPU ptxas labels),
@@ -189,7 +189,7 @@ def main_from_args(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m data.profile", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python data/profile.py", description=__doc__.splitlines()[0])
     add_arguments(p)
     return main_from_args(p.parse_args(argv))
 

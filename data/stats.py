@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from data.store import read_dataset
+from costfuse.data.store import read_dataset
 
 
 def summarize(df: pd.DataFrame) -> dict[str, pd.DataFrame]:

@@ -17,8 +17,8 @@ import math
 from dataclasses import dataclass
 
 from costfuse.ir import IRError
-from data.launch_config import LaunchConfig
-from data.lower import UnsupportedOp, analyze, generic_as_function, generics_of, lower_generic
+from costfuse.data.launch_config import LaunchConfig
+from costfuse.data.lower import UnsupportedOp, analyze, generic_as_function, generics_of, lower_generic
 
 FUNCTION = "generic"
 
@@ -60,7 +60,7 @@ def verify_generic(op, config: LaunchConfig | None = None, seed: int = 0, rtol: 
     run the generic (e.g. llvm-cpu lacks f64 ``math.erf``).
     """
     from costfuse.reference import compare_outputs, random_inputs, run_mlir
-    from data.interpret import run_interpreted
+    from costfuse.data.interpret import run_interpreted
 
     kernel = lower_generic(op, config)
     text = generic_as_function(op, FUNCTION)

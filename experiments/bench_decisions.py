@@ -88,7 +88,7 @@ class Recorder(Always):
         self.seen: list[tuple[str, str, str]] = []
 
     def decide(self, candidate: FusionCandidate) -> Decision:
-        from data.lower import generic_as_function
+        from costfuse.data.lower import generic_as_function
 
         self.seen.append(tuple(generic_as_function(op, "kernel")
                                for op in (candidate.fused, candidate.producer, candidate.consumer)))
@@ -105,8 +105,8 @@ def collect(texts: list[str], limit: int | None) -> list[tuple[str, str, str]]:
 
 
 def lowered(text: str, policy: str, ctx):
-    from data.lower import lower_generic
-    from featurize.features import analyze_generic, find_generic
+    from costfuse.data.lower import lower_generic
+    from costfuse.featurize.features import analyze_generic, find_generic
 
     module = parse_module(text, context=ctx)
     with module.context:
@@ -137,8 +137,8 @@ class PolicyResult:
 
 def measure(policy: str, model: Learned, held: list, cands: list, args, log) -> PolicyResult:
     """Time learned decisions and fresh compiles at ``policy``; count agreement with ptxas on every candidate."""
-    from data.compile import CompilePool, CompileTask, parse_arch
-    from featurize.features import find_generic
+    from costfuse.data.compile import CompilePool, CompileTask, parse_arch
+    from costfuse.featurize.features import find_generic
 
     # learned, cold: featurize the three kernels + batched predict, empty cache each repeat
     ctx = new_context()

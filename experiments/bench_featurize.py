@@ -20,11 +20,11 @@ import time
 from iree.compiler import ir
 
 from costfuse.ir import parse_module
-from data.families import FAMILIES, generate
-from data.groups import enumerate_groups, fuse_group
-from data.launch_config import heuristic_config
-from data.lower import generic_as_function
-from featurize.features import analyze_generic, features, find_generic
+from costfuse.data.families import FAMILIES, generate
+from costfuse.data.groups import enumerate_groups, fuse_group
+from costfuse.data.launch_config import heuristic_config
+from costfuse.data.lower import generic_as_function
+from costfuse.featurize.features import analyze_generic, features, find_generic
 
 
 def corpus(seeds: int) -> list[str]:

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from data.mlir_text import Program, ident, tensor
+from costfuse.data.mlir_text import Program, ident, tensor
 
 from costfuse.cost_models import Always, Threshold
 from costfuse.fusion_pass import FusionPass, run_pipeline

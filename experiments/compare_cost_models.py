@@ -73,9 +73,9 @@ class Workload:
 def held_out_programs(data: Path, arch: str, test_size: float, seed: int, metadata: dict | None,
                       max_programs: int | None) -> tuple[list[Workload], dict]:
     """The test programs of the trainer's grouped split, regenerated from (family, seed)."""
-    from data.families import generate
-    from data.store import read_dataset
-    from train.splits import grouped_split
+    from costfuse.data.families import generate
+    from costfuse.data.store import read_dataset
+    from costfuse.train.splits import grouped_split
 
     df = read_dataset(data)
     df = df[(df["arch"] == arch) & (df["status"] == "ok") & df["regs"].notna()].reset_index(drop=True)
@@ -164,9 +164,9 @@ class Kernels:
         self.by_text: dict[str, KernelInfo] = {}
 
     def add(self, op) -> str:
-        from data.lower import generic_as_function, lower_generic
-        from data.lower_body import UnsupportedOp
-        from featurize.features import analyze_generic, find_generic
+        from costfuse.data.lower import generic_as_function, lower_generic
+        from costfuse.data.lower_body import UnsupportedOp
+        from costfuse.featurize.features import analyze_generic, find_generic
 
         text = generic_as_function(op, "kernel")
         if text in self.by_text:
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick and args.examples is None:
         ex_paths = ex_paths[:2]
     workloads = held + examples(ex_paths)
-    has_latency = bool(__import__("data.store", fromlist=["read_dataset"]).read_dataset(data)["latency_us"].notna().any())
+    has_latency = bool(__import__("costfuse.data.store", fromlist=["read_dataset"]).read_dataset(data)["latency_us"].notna().any())
     log(f"{len(held)} held-out programs, {len(ex_paths)} examples, {len(specs)} models, policies {policies}")
 
     from costfuse.ir import new_context
@@ -298,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
                 runs[(spec.label, wl.name, policy)] = shared = texts
     log(f"passes done: {len(kernels.by_text)} distinct kernels ({time.perf_counter() - t_start:.0f} s)")
 
-    from data.compile import CompilePool, CompileTask, parse_arch
+    from costfuse.data.compile import CompilePool, CompileTask, parse_arch
 
     tasks, owners = [], defaultdict(list)
     for policy in policies:

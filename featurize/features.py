@@ -40,7 +40,7 @@ from typing import Any
 from iree.compiler import ir
 
 from costfuse.graph import GENERIC, chain_length, indexing_maps, iterator_kinds, num_inputs
-from featurize.liveness import Body, body_of, pressure, type_bits
+from costfuse.featurize.liveness import Body, body_of, pressure, type_bits
 
 FEATURE_SCHEMA_VERSION = 1
 

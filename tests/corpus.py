@@ -7,7 +7,7 @@ inputs, reductions initialised by ``linalg.fill``, named ops in between.
 
 from __future__ import annotations
 
-from data.mlir_text import Program, amap, ident, tensor
+from costfuse.data.mlir_text import Program, amap, ident, tensor
 
 
 UNARY = ["math.exp {x}", "math.tanh {x}", "arith.negf {x}", "math.absf {x}", "math.sin {x}"]

@@ -16,9 +16,9 @@ from costfuse.graph import edges_into, function_blocks, generics_in
 from costfuse.ir import parse_module
 from costfuse.rewrite import build_fused, discard
 from costfuse.targets import TARGETS, get_target
-from data.launch_config import heuristic_config
-from data.lower import lower_generic
-from data.mlir_text import Program, amap, ident, tensor
+from costfuse.data.launch_config import heuristic_config
+from costfuse.data.lower import lower_generic
+from costfuse.data.mlir_text import Program, amap, ident, tensor
 
 
 # --- IR builders shared with test_learned ------------------------------------------

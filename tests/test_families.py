@@ -4,7 +4,7 @@ import pytest
 
 from costfuse.ir import parse_module
 from costfuse.upstream import count_generics
-from data.families import FAMILIES, MAX_LOG2_NUMEL, generate
+from costfuse.data.families import FAMILIES, MAX_LOG2_NUMEL, generate
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -8,11 +8,11 @@ import math
 import pytest
 
 from costfuse.ir import parse_module
-from data.families import FAMILIES, generate
-from data.groups import enumerate_groups, fuse_group
-from data.launch_config import LaunchConfig, heuristic_config
-from featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION, features
-from featurize.features import (FeatureError, analyze_generic, bytes_saved_exact, find_generic, launch_params,
+from costfuse.data.families import FAMILIES, generate
+from costfuse.data.groups import enumerate_groups, fuse_group
+from costfuse.data.launch_config import LaunchConfig, heuristic_config
+from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION, features
+from costfuse.featurize.features import (FeatureError, analyze_generic, bytes_saved_exact, find_generic, launch_params,
                                 op_class)
 
 MIXED = """
@@ -142,7 +142,7 @@ def _chain(n: int) -> str:
 
 
 def test_bytes_saved_estimate_is_exact_on_a_same_shape_chain():
-    from data.groups import Group
+    from costfuse.data.groups import Group
     text = _chain(4)
     parts_module, fused_module = parse_module(text), parse_module(text)
     with parts_module.context:

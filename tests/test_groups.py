@@ -5,9 +5,9 @@ from corpus import CORPUS
 from costfuse.graph import chain_length
 from costfuse.ir import parse_module, print_module
 from costfuse.reference import assert_same_semantics
-from data.families import generate
-from data.groups import enumerate_groups, fuse_group
-from data.lower import generic_as_function
+from costfuse.data.families import generate
+from costfuse.data.groups import enumerate_groups, fuse_group
+from costfuse.data.lower import generic_as_function
 
 
 def labels(text, **kw):

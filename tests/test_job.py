@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from data.store import read_dataset
+from costfuse.data.store import read_dataset
 
 ARGS = ["--families", "act,reduce", "--programs", "4", "--seed", "7", "--max-groups", "3",
         "--sample-configs", "2", "--jobs", "2", "--batch-programs", "1"]
@@ -19,7 +19,7 @@ LABELS = ["kernel_id", "program_id", "group", "xblock", "rblock", "num_warps", "
 
 def generate(out: Path, cache: Path, extra=(), wait=True):
     env = {**os.environ, "COSTFUSE_CACHE_DIR": str(cache)}
-    cmd = [sys.executable, "-m", "data.cli", "generate", "--out", str(out), *ARGS, *extra]
+    cmd = [sys.executable, "-m", "costfuse.data.cli", "generate", "--out", str(out), *ARGS, *extra]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
     if wait:
@@ -81,7 +81,7 @@ def test_killed_run_resumes_with_no_duplicate_and_no_lost_row(clean_run, tmp_pat
 
 
 def test_bad_family_is_one_line(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "data.cli", "generate", "--out", str(tmp_path), "--families", "nope"],
+    r = subprocess.run([sys.executable, "-m", "costfuse.data.cli", "generate", "--out", str(tmp_path), "--families", "nope"],
                        capture_output=True, text=True)
     assert r.returncode != 0
     assert "unknown families ['nope']" in r.stderr

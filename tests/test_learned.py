@@ -33,11 +33,11 @@ SHIPPED = (SHIPPED_MODEL_DIR / "metadata.json").is_file()
 def _tiny_table():
     """Features of every fused group of 3 programs per family at 3 configs, with rule-made labels."""
     from costfuse.targets import get_target
-    from data.families import FAMILIES, generate
-    from data.groups import enumerate_groups, fuse_group
-    from data.launch_config import LaunchConfig, heuristic_config
-    from featurize.features import FEATURE_COLUMNS, analyze_generic, combine
-    from train.dataset import TrainingTable
+    from costfuse.data.families import FAMILIES, generate
+    from costfuse.data.groups import enumerate_groups, fuse_group
+    from costfuse.data.launch_config import LaunchConfig, heuristic_config
+    from costfuse.featurize.features import FEATURE_COLUMNS, analyze_generic, combine
+    from costfuse.train.dataset import TrainingTable
 
     from costfuse.ir import new_context
 
@@ -73,9 +73,9 @@ def _tiny_table():
 @pytest.fixture(scope="session")
 def tiny(tmp_path_factory):
     """``(TrainResult, bundle dir with a latency head, bundle dir without one)``."""
-    from train import model_io
-    from train.fit import XGBParams
-    from train.pipeline import run
+    from costfuse.train import model_io
+    from costfuse.train.fit import XGBParams
+    from costfuse.train.pipeline import run
 
     result = run(_tiny_table(), "all", XGBParams(n_estimators=30, max_depth=4, learning_rate=0.3, n_jobs=1),
                  holdout=False, baselines=False, log=lambda m: None)
@@ -108,7 +108,7 @@ def test_registered_with_its_options():
 
 
 def test_fast_predict_matches_model_io(model):
-    from train.model_io import predict
+    from costfuse.train.model_io import predict
 
     rng = np.random.default_rng(0)
     lo, hi = model._lo, model._hi
@@ -151,9 +151,9 @@ def test_pass_analyzes_each_op_once_per_run(model_path, monkeypatch):
     """The per-run memo: one IR analysis per distinct op, and the same decisions as without it."""
     from dataclasses import replace
 
-    import featurize.features as features
+    import costfuse.featurize.features as features
     from costfuse.cost_models import Always
-    from data.families import generate
+    from costfuse.data.families import generate
 
     calls = []
     real = features.analyze_generic
@@ -175,7 +175,7 @@ def test_pass_analyzes_each_op_once_per_run(model_path, monkeypatch):
 
 
 def test_pass_explains_predicted_spills_and_time(model):
-    from data.families import generate
+    from costfuse.data.families import generate
 
     seen_learned = False
     for family in ("chain", "tree", "norm"):
@@ -280,7 +280,7 @@ def test_schema_mismatch_is_refused(tiny, tmp_path):
 @pytest.mark.slow  # MLflow logging and registering takes ~20 s here
 def test_registry_alias_loads_every_head(tiny, tmp_path, monkeypatch):
     """``models:/costfuse-spill@champion`` brings the spill-bytes and latency heads of the same run."""
-    from train.tracking import log_run
+    from costfuse.train.tracking import log_run
 
     monkeypatch.chdir(tmp_path)
     uri = f"sqlite:///{tmp_path}/mlflow.db"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from costfuse.ir import parse_module
-from featurize.features import find_generic
-from featurize.liveness import Body, Node, body_of, live_intervals, max_live, pressure, sethi_ullman, type_bits, words
+from costfuse.featurize.features import find_generic
+from costfuse.featurize.liveness import Body, Node, body_of, live_intervals, max_live, pressure, sethi_ullman, type_bits, words
 
 
 def make_body(n_args: int, ops: list[tuple[str, tuple[int, ...]]], yields: tuple[int, ...],

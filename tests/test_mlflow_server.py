@@ -79,11 +79,11 @@ def test_train_against_server_and_reload_from_registry(mlflow_server, tmp_path, 
     import mlflow
 
     from test_train import write_synthetic_dataset
-    from train import model_io
-    from train.dataset import load_table
-    from train.fit import XGBParams
-    from train.pipeline import run
-    from train.tracking import log_run
+    from costfuse.train import model_io
+    from costfuse.train.dataset import load_table
+    from costfuse.train.fit import XGBParams
+    from costfuse.train.pipeline import run
+    from costfuse.train.tracking import log_run
 
     monkeypatch.chdir(tmp_path)  # nothing may land in the repo
     write_synthetic_dataset(tmp_path / "data", seeds=2, families=("chain", "tree"))

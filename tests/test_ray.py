@@ -7,7 +7,7 @@ run with ``make test-slow``.
 import pytest
 from test_job import LABELS, generate
 
-from data.store import read_dataset
+from costfuse.data.store import read_dataset
 
 pytestmark = pytest.mark.slow
 

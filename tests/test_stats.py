@@ -5,9 +5,9 @@ import sys
 
 from test_store import row
 
-from data.card import card
-from data.stats import summarize
-from data.store import read_dataset, write_shard
+from costfuse.data.card import card
+from costfuse.data.stats import summarize
+from costfuse.data.store import read_dataset, write_shard
 
 
 def make(tmp_path):
@@ -33,7 +33,7 @@ def test_summary_figures(tmp_path):
 
 def test_cli_and_card(tmp_path):
     d = make(tmp_path / "ds")
-    out = subprocess.run([sys.executable, "-m", "data.cli", "stats", str(d)], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-m", "costfuse.data.cli", "stats", str(d)], capture_output=True, text=True, check=True)
     assert "spill_rate" in out.stdout and (d / "plots" / "regs.png").stat().st_size > 1000
     text = card(d)
     assert "**5 kernels** (4 compiled by ptxas)" in text

@@ -3,7 +3,7 @@
 import pyarrow.parquet as pq
 import pytest
 
-from data.store import SCHEMA, SchemaError, done_programs, read_dataset, read_shard, shards, write_shard
+from costfuse.data.store import SCHEMA, SchemaError, done_programs, read_dataset, read_shard, shards, write_shard
 
 
 def row(**kw):

@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 
 from costfuse.ir import parse_module
-from data.families import FAMILIES, generate
-from data.groups import enumerate_groups, fuse_group
-from data.launch_config import LaunchConfig, heuristic_config
-from data.lower import generic_as_function
-from data.store import SCHEMA, write_shard
-from featurize.features import FEATURE_COLUMNS, analyze_generic, features
+from costfuse.data.families import FAMILIES, generate
+from costfuse.data.groups import enumerate_groups, fuse_group
+from costfuse.data.launch_config import LaunchConfig, heuristic_config
+from costfuse.data.lower import generic_as_function
+from costfuse.data.store import SCHEMA, write_shard
+from costfuse.featurize.features import FEATURE_COLUMNS, analyze_generic, features
 
 SEEDS_PER_FAMILY = 2
 
@@ -99,7 +99,7 @@ def synthetic_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def table(synthetic_dir):
-    from train.dataset import load_table
+    from costfuse.train.dataset import load_table
     return load_table(synthetic_dir)
 
 
@@ -108,8 +108,8 @@ FAST = dict(n_estimators=25, max_depth=4, learning_rate=0.3, n_jobs=1)
 
 @pytest.fixture(scope="session")
 def result(table):
-    from train.fit import XGBParams
-    from train.pipeline import run
+    from costfuse.train.fit import XGBParams
+    from costfuse.train.pipeline import run
     return run(table, "all", XGBParams(**FAST), holdout=True, log=lambda m: None)
 
 
@@ -124,7 +124,7 @@ def test_table_has_features_in_order_and_labels(table):
 
 
 def test_grouped_split_never_shares_a_program(table):
-    from train.splits import family_holdouts, grouped_split
+    from costfuse.train.splits import family_holdouts, grouped_split
     split = grouped_split(table.programs, 0.25, seed=0)
     assert not set(table.programs[split.train]) & set(table.programs[split.test])
     assert (split.train ^ split.test).all()
@@ -135,7 +135,7 @@ def test_grouped_split_never_shares_a_program(table):
 
 
 def test_best_f1_threshold_and_degenerate_metrics():
-    from train.metrics import best_f1_threshold, classification, ranking, regression
+    from costfuse.train.metrics import best_f1_threshold, classification, ranking, regression
     y = np.array([0, 0, 1, 1, 1], bool)
     s = np.array([0.1, 0.4, 0.35, 0.8, 0.9])
     assert best_f1_threshold(y, s) == pytest.approx(0.35)
@@ -149,7 +149,7 @@ def test_best_f1_threshold_and_degenerate_metrics():
 def test_threshold_baseline_picks_the_separating_limits():
     import pandas as pd
 
-    from train.baselines import LiveValueRule, ThresholdRule
+    from costfuse.train.baselines import LiveValueRule, ThresholdRule
     X = pd.DataFrame({"chain_length": [1, 2, 3, 4, 5, 6], "n_body_ops": [1, 2, 3, 40, 50, 60],
                       "live_regs_est": [10, 20, 30, 300, 400, 500]})
     y = np.array([0, 0, 0, 1, 1, 1], bool)
@@ -176,7 +176,7 @@ def test_run_trains_every_head_and_baseline(result):
 
 
 def test_report_shows_models_side_by_side(result):
-    from train.report import render
+    from costfuse.train.report import render
     text = render(result)
     for needle in ("xgboost", "threshold", "live_values", "histgb", "held-out families", "goals", "regs"):
         assert needle in text
@@ -191,7 +191,7 @@ def test_importances_cover_the_feature_columns(result):
 # --- model files ----------------------------------------------------------------
 
 def test_export_roundtrip_predicts_the_same(result, table, tmp_path):
-    from train import model_io
+    from costfuse.train import model_io
     path = model_io.export(result, tmp_path / "bundle", "costfuse-train --data X")
     files = sorted(p.name for p in path.iterdir())
     assert files == ["latency.json", "metadata.json", "regs.json", "spill.json", "spill_bytes.json"]
@@ -210,7 +210,7 @@ def test_export_roundtrip_predicts_the_same(result, table, tmp_path):
 
 
 def test_schema_mismatch_fails_clearly(result, tmp_path):
-    from train import model_io
+    from costfuse.train import model_io
     path = model_io.export(result, tmp_path / "bundle", "cmd")
     meta = json.loads((path / "metadata.json").read_text())
     meta["feature_schema_version"] = -1
@@ -224,7 +224,7 @@ def test_schema_mismatch_fails_clearly(result, tmp_path):
 # --- tracking --------------------------------------------------------------------
 
 def test_tracking_uri_precedence(monkeypatch, tmp_path):
-    from train.tracking import default_tracking_uri, resolve_tracking_uri
+    from costfuse.train.tracking import default_tracking_uri, resolve_tracking_uri
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     assert resolve_tracking_uri() == default_tracking_uri() == f"sqlite:///{tmp_path.resolve()}/mlflow.db"
@@ -237,8 +237,8 @@ def test_cli_logs_to_sqlite_and_registry_roundtrips(synthetic_dir, table, tmp_pa
     """The embedded default store: a SQLite file in the working dir, artifacts under ./mlruns."""
     import mlflow
 
-    from train import model_io
-    from train.cli import main
+    from costfuse.train import model_io
+    from costfuse.train.cli import main
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     rc = main(["--data", str(synthetic_dir), "--target", "spills", "--no-holdout", "-q",
@@ -262,6 +262,6 @@ def test_cli_logs_to_sqlite_and_registry_roundtrips(synthetic_dir, table, tmp_pa
 
 
 def test_cli_rejects_a_missing_dataset(tmp_path, capsys):
-    from train.cli import main
+    from costfuse.train.cli import main
     assert main(["--data", str(tmp_path / "none"), "--no-tracking"]) == 2
     assert "no Parquet shards" in capsys.readouterr().err

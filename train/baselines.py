@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-from train.fit import oof_threshold
-from train.metrics import best_f1_threshold
+from costfuse.train.fit import oof_threshold
+from costfuse.train.metrics import best_f1_threshold
 
 
 def _f1(y: np.ndarray, pred: np.ndarray) -> float:

@@ -17,9 +17,9 @@ import shlex
 import sys
 import time
 
-from train.dataset import DatasetError, load_table
-from train.fit import TARGETS, XGBParams
-from train.tracking import DEFAULT_ALIAS, DEFAULT_EXPERIMENT
+from costfuse.train.dataset import DatasetError, load_table
+from costfuse.train.fit import TARGETS, XGBParams
+from costfuse.train.tracking import DEFAULT_ALIAS, DEFAULT_EXPERIMENT
 
 
 def parser() -> argparse.ArgumentParser:
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"costfuse-train: {args.data} has no latency_us labels (profile on a GPU first)", file=sys.stderr)
         return 2
 
-    from train import model_io, pipeline, report
+    from costfuse.train import model_io, pipeline, report
 
     params = XGBParams(n_estimators=args.n_estimators, max_depth=args.max_depth, learning_rate=args.learning_rate,
                        n_jobs=args.jobs, seed=args.seed)
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         path = model_io.export(result, args.export, command)
         print(f"\nexported model bundle to {path}")
     if not args.no_tracking:
-        from train.tracking import log_run, resolve_tracking_uri
+        from costfuse.train.tracking import log_run, resolve_tracking_uri
 
         logged = log_run(result, tracking_uri=resolve_tracking_uri(args.tracking_uri), experiment=args.experiment,
                          command=command, alias=args.alias or None, register=not args.no_register, report=text)

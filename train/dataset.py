@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.features import FEATURE_COLUMNS, FeatureError, analyze_text, combine
+from costfuse.featurize.features import FEATURE_COLUMNS, FeatureError, analyze_text, combine
 
 META_COLUMNS = ("kernel_id", "program_id", "family", "group", "group_size", "arch")
 LABEL_COLUMNS = ("regs", "spill_store_bytes", "spill_load_bytes", "latency_us")
@@ -87,7 +87,7 @@ class TrainingTable:
 
 def dataset_hash(directory: str | os.PathLike) -> str:
     """SHA-256 over the names and bytes of the directory's Parquet shards (first 16 hex digits)."""
-    from data.store import shards
+    from costfuse.data.store import shards
 
     h = hashlib.sha256()
     for path in shards(directory):
@@ -129,7 +129,7 @@ def load_table(directory: str | os.PathLike, arch: str | None = "sm_90") -> Trai
 
     ``arch=None`` keeps every arch (only sensible if there is one).
     """
-    from data.store import read_dataset, shards
+    from costfuse.data.store import read_dataset, shards
 
     directory = Path(directory)
     if not directory.is_dir() or not shards(directory):

@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 import xgboost as xgb
 
-from train.metrics import best_f1_threshold
-from train.splits import group_folds
+from costfuse.train.metrics import best_f1_threshold
+from costfuse.train.splits import group_folds
 
 TRANSFORMS = {
     "none": (lambda y: y, lambda z: z),

@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 import xgboost as xgb
 
-from featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
-from train.fit import TRANSFORMS
+from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
+from costfuse.train.fit import TRANSFORMS
 
 METADATA_FILE = "metadata.json"
 FORMAT = "costfuse-model/1"

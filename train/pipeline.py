@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from train.baselines import all_baselines
-from train.dataset import TrainingTable
-from train.fit import HeadSpec, XGBHead, XGBParams, heads_for, labels
-from train.metrics import classification, ranking, regression
-from train.splits import Split, family_holdouts, grouped_split
+from costfuse.train.baselines import all_baselines
+from costfuse.train.dataset import TrainingTable
+from costfuse.train.fit import HeadSpec, XGBHead, XGBParams, heads_for, labels
+from costfuse.train.metrics import classification, ranking, regression
+from costfuse.train.splits import Split, family_holdouts, grouped_split
 
 # The goals: (metric key in TrainResult.summary(), comparison, target).
 GOALS = (

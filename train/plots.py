@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.metrics import roc_curve  # noqa: E402
 
-from train.pipeline import TrainResult  # noqa: E402
+from costfuse.train.pipeline import TrainResult  # noqa: E402
 
 
 def roc(result: TrainResult, path: Path) -> Path | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from train.pipeline import TrainResult
+from costfuse.train.pipeline import TrainResult
 
 
 def _f(v: float, digits: int = 3) -> str:

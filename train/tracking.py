@@ -75,9 +75,9 @@ def log_run(result, *, tracking_uri: str, experiment: str = DEFAULT_EXPERIMENT, 
     import mlflow.xgboost
     import xgboost as xgb
 
-    from featurize.features import FEATURE_SCHEMA_VERSION
-    from train.model_io import export, metadata_from
-    from train.plots import all_plots
+    from costfuse.featurize.features import FEATURE_SCHEMA_VERSION
+    from costfuse.train.model_io import export, metadata_from
+    from costfuse.train.plots import all_plots
 
     mlflow.set_tracking_uri(tracking_uri)
     exp_id = ensure_experiment(experiment, tracking_uri)

@@ -57,7 +57,7 @@ def launch_config_for(xnumel: int, rnumel: int = 1, policy: str = "heuristic"):
 
     ``xnumel``/``rnumel``: parallel and reduced elements (``rnumel = 1`` for pointwise).
     """
-    from data.launch_config import MAX_TILE_ELEMS, LaunchConfig, heuristic_config
+    from costfuse.data.launch_config import MAX_TILE_ELEMS, LaunchConfig, heuristic_config
 
     base = heuristic_config(int(xnumel), int(rnumel))
     if policy == "heuristic":
@@ -77,14 +77,14 @@ def kernel_features(op: Any, policy: str = "heuristic") -> dict[str, float]:
 
     Raises ``featurize.features.FeatureError`` for ops it cannot describe.
     """
-    from featurize.features import analyze_generic
+    from costfuse.featurize.features import analyze_generic
 
     return features_at(analyze_generic(op), policy)
 
 
 def features_at(static: Any, policy: str) -> dict[str, float]:
     """Static features (``featurize.features.StaticFeatures``) + the launch config ``policy`` gives."""
-    from featurize.features import combine
+    from costfuse.featurize.features import combine
 
     s = static.values
     rnumel = int(s["rnumel"]) if s["is_reduction"] else 1
@@ -98,7 +98,7 @@ def candidate_features(candidate: FusionCandidate, policy: str) -> tuple[dict, d
     (:meth:`FusionCandidate.per_op`): a consumer was usually the fused op of
     the previous decision, so in the pass most decisions analyze one new op.
     """
-    from featurize.features import analyze_generic
+    from costfuse.featurize.features import analyze_generic
 
     return tuple(features_at(candidate.per_op(role, analyze_generic), policy)  # type: ignore[return-value]
                  for role in ("fused", "producer", "consumer"))
@@ -191,7 +191,7 @@ class Analytical(CostModel):
             raise ValueError(f"--margin must be in [0, 1), got {self.margin}")
 
     def decide(self, candidate: FusionCandidate) -> Decision:
-        from featurize.features import FeatureError
+        from costfuse.featurize.features import FeatureError
 
         try:
             feats = candidate_features(candidate, self.tile_policy)

@@ -68,7 +68,7 @@ def load_heads(model: str = "", tracking_uri: str = "") -> tuple[dict, dict]:
 
     Raises ``ValueError`` with a one-line message for a missing or incompatible model.
     """
-    from train.model_io import ModelSchemaError, load_model
+    from costfuse.train.model_io import ModelSchemaError, load_model
 
     source = model or str(SHIPPED_MODEL_DIR)
     if not model and not (SHIPPED_MODEL_DIR / "metadata.json").is_file():
@@ -79,7 +79,7 @@ def load_heads(model: str = "", tracking_uri: str = "") -> tuple[dict, dict]:
         if remote:
             import mlflow
 
-            from train.tracking import resolve_tracking_uri
+            from costfuse.train.tracking import resolve_tracking_uri
 
             mlflow.set_tracking_uri(resolve_tracking_uri(tracking_uri or None))
         boosters, meta = load_model(source)
@@ -99,7 +99,7 @@ def load_heads(model: str = "", tracking_uri: str = "") -> tuple[dict, dict]:
 
 def _sibling_heads(uri: str, boosters: dict, meta: dict, load_model) -> tuple[dict, dict]:
     """Add the other heads registered at the same alias as ``uri`` (same training dataset only)."""
-    from train.fit import HEADS
+    from costfuse.train.fit import HEADS
 
     alias = uri.rsplit("@", 1)[1]
     heads = dict(meta["heads"])
@@ -187,7 +187,7 @@ class Learned(CostModel):
         batches go to ``inplace_predict`` on one thread (a DMatrix and a thread
         pool per call cost ~30 ms on a busy 2-core machine).
         """
-        from train.fit import TRANSFORMS
+        from costfuse.train.fit import TRANSFORMS
 
         if len(X) <= SMALL_BATCH and self._forests is None:
             self._forests = {name: flatten(b) for name, b in self.boosters.items()}
@@ -209,7 +209,7 @@ class Learned(CostModel):
 
     def decide_batch(self, candidates: list[FusionCandidate]) -> list[Decision]:
         """Featurize every candidate's three kernels, predict all new rows in one call, decide each."""
-        from featurize.features import FeatureError
+        from costfuse.featurize.features import FeatureError
 
         feats: list[tuple[dict, dict, dict] | str] = []
         rows: list[tuple[float, ...]] = []

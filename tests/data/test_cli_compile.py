@@ -7,7 +7,7 @@ import json
 import pytest
 from lowering_cases import elementwise, row_reduction
 
-from data.cli import main, parser
+from costfuse.data.cli import main, parser
 
 TWO_KERNELS_AND_ONE_UNSUPPORTED = (
     elementwise((64, 32), "f32", ["%e = math.exp %a0 : f32", "yield %e"])

@@ -11,10 +11,10 @@ import pytest
 from lowering_cases import Operand, generic_module, row_reduction
 
 from costfuse.ir import parse_module
-from data.compile import (CompilePool, CompileResult, CompileTask, ResultCache, compile_kernel, kernel_id,
+from costfuse.data.compile import (CompilePool, CompileResult, CompileTask, ResultCache, compile_kernel, kernel_id,
                           parse_arch, parse_ptxas_log, ptxas_version, triton_version)
-from data.launch_config import LaunchConfig
-from data.lower import generics_of, lower_generic
+from costfuse.data.launch_config import LaunchConfig
+from costfuse.data.lower import generics_of, lower_generic
 
 LOG_SM90 = """ptxas info    : 0 bytes gmem
 ptxas info    : Compiling entry function 'kernel' for 'sm_90a'

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from lowering_cases import Operand, elementwise, generic_module, ident, random_generic, row_reduction
 
 from costfuse.ir import parse_module
-from data.launch_config import (LOOPED_RBLOCK, PERSISTENT_RBLOCK_CAP, LaunchConfig, heuristic_config,
+from costfuse.data.launch_config import (LOOPED_RBLOCK, PERSISTENT_RBLOCK_CAP, LaunchConfig, heuristic_config,
                                 neighbour_configs, next_pow2)
-from data.lower import UnsupportedOp, analyze, generic_as_function, generics_of, lower_generic, lower_module
-from data.verify import verify_generic, verify_module
+from costfuse.data.lower import UnsupportedOp, analyze, generic_as_function, generics_of, lower_generic, lower_module
+from costfuse.data.verify import verify_generic, verify_module
 
 
 @pytest.fixture(scope="module")
