@@ -21,7 +21,7 @@ from iree.compiler.passmanager import PassManager
 
 from costfuse.cost_models import Always, CostModel, Decision, FusionCandidate
 from costfuse.graph import Edge, edges_into, function_blocks, generics_in, legality
-from costfuse.rewrite import build_fused, commit, discard
+from costfuse.rewrite import Unfusable, build_fused, commit, discard
 
 
 @dataclass(frozen=True)
@@ -93,17 +93,27 @@ class FusionPass:
                 del op.attributes[_LABEL]
 
     def _fuse_one(self, consumer: ir.Operation, refused: set[str], memo: dict) -> ir.Operation | None:
-        """Try the consumer's edges in order; fuse the first one the model accepts."""
+        """Try the consumer's edges in order; fuse the first one the model accepts.
+
+        A producer read through several operands is one edge: it is judged
+        (and explained) once, at its first operand.
+        """
+        seen: set[str] = set()
         for edge in edges_into(consumer):
             key = _label(edge.producer)
-            if key in refused:
+            if key in refused or key in seen:
                 continue
+            seen.add(key)
             ok = legality(edge, self.allow_multi_use)
             if not ok:  # re-checked after each fusion: use counts change
                 self._record(edge, Decision(False, ok.reason), legal=False)
                 continue
+            try:
+                fused = build_fused(edge)
+            except Unfusable as err:  # the fused op would not verify: refused like an illegal edge
+                self._record(edge, Decision(False, str(err)), legal=False)
+                continue
             refused.add(key)
-            fused = build_fused(edge)
             consumer_key = _label(edge.consumer)
             # Within one run a label names one content: each generic's final label is unique, so
             # "P+C" spells out which ops were fused in which order (FusionCandidate.per_op relies on it).

@@ -13,6 +13,12 @@ place of the consumer.  This mirrors upstream ``fuseElementwiseOps``:
 
 The fused op carries ``costfuse.chain_length`` = producer's + consumer's, so
 the chain length can be read off any fused op.
+
+Every fused op is verified before anyone sees it: legality (upstream's
+preconditions) does not catch everything, e.g. upstream's
+``fusion_different_axes``, where a producer that only writes its init feeds a
+consumer with more loops than its output map, leaves a fused op whose indexing
+maps are not invertible.  :func:`build_fused` raises :class:`Unfusable` then.
 """
 
 from __future__ import annotations
@@ -30,6 +36,10 @@ from costfuse.graph import (
     num_inputs,
     producer_loop_exprs,
 )
+
+
+class Unfusable(ValueError):
+    """The fused op would not verify; the message is the one-line reason."""
 
 
 def _fused_maps(edge: Edge, exprs: list[ir.AffineExpr]) -> list[ir.AffineMap]:
@@ -93,7 +103,10 @@ def _dedup(inputs: list[ir.Value], maps: list[ir.AffineMap]) -> list[int]:
 
 
 def build_fused(edge: Edge) -> ir.Operation:
-    """The generic that ``edge.producer`` fused into ``edge.consumer`` would be (detached)."""
+    """The generic that ``edge.producer`` fused into ``edge.consumer`` would be (detached).
+
+    Raises :class:`Unfusable` (and frees the op) if MLIR's verifier rejects it.
+    """
     producer, consumer = edge.producer, edge.consumer
     exprs = producer_loop_exprs(edge)
     maps = _fused_maps(edge, exprs)
@@ -129,7 +142,25 @@ def build_fused(edge: Edge) -> ir.Operation:
         fused.attributes[CHAIN_ATTR] = ir.IntegerAttr.get(
             ir.IntegerType.get_signless(64), chain_length(producer) + chain_length(consumer)
         )
+    _verify(fused.operation, consumer)
     return fused.operation
+
+
+def _verify(fused: ir.Operation, consumer: ir.Operation) -> None:
+    """Raise :class:`Unfusable` with the verifier's first message if ``fused`` does not verify.
+
+    The op is verified in the consumer's place: a detached op fails dominance
+    for every value its body captures from the function (a constant, say).
+    """
+    ir.InsertionPoint(consumer).insert(fused)
+    try:
+        fused.verify()
+    except ir.MLIRError as err:
+        diags = err.error_diagnostics
+        message = " ".join((diags[0].message if diags else str(err)).split())
+        fused.erase()
+        raise Unfusable(f"fused op would not verify: {message}") from None
+    fused.detach_from_parent()
 
 
 def commit(edge: Edge, fused: ir.Operation) -> ir.Operation:

@@ -15,7 +15,7 @@ module tracks.  Semantics follow MLIR exactly, with three deliberate rules:
   are ``@triton.jit`` functions fixed as compiled when triton is imported, so
   they cannot run in an interpreter scope opened later (:mod:`data.interpret`);
   reductions use ``tl.reduce`` with the combine helpers below instead.
-* **Functions without a core ``tl`` op** (tanh, log1p, general powf) are small
+* **Functions without a core ``tl`` op** (tanh, log1p, general powf/powi) are small
   ``@triton.jit`` helpers written in core ops, not ``libdevice`` calls: the
   interpreter cannot run ``libdevice`` (its stubs return ``None``), and one
   code path that is tested on CPU beats a faster one that never is.
@@ -87,6 +87,14 @@ def _powf(x, y):
     r = tl.where((x < 0.0) & (tl.floor(y) != y), float("nan"), r)
     return tl.where(y == 0.0, 1.0, r)
 ''',
+    "_powi": '''@triton.jit
+def _powi(x, n):
+    # x ** n for an integer tensor n (LLVM powi): exp2(n * log2|x|), the sign
+    # from the parity of the integer itself (exact), pow(x, 0) = 1.
+    r = tl.exp2(n.to(x.dtype) * tl.log2(tl.abs(x)))
+    r = tl.where((x < 0.0) & ((n & 1) != 0), -r, r)
+    return tl.where(n == 0, 1.0, r)
+''',
     "_sum_combine": '''@triton.jit
 def _sum_combine(a, b):
     return a + b
@@ -153,7 +161,12 @@ _CASTS = ("arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp", "arith.f
 SUPPORTED_BODY_OPS = tuple(sorted(
     set(_FLOAT_BINARY) | set(_FLOAT_MINMAX) | set(_MATH_UNARY) | set(_INT_BINARY) | set(_CASTS)
     | {"arith.negf", "arith.cmpf", "arith.cmpi", "arith.select", "arith.constant", "math.powf",
-       "math.fma", "linalg.index", "linalg.yield", "cf.assert"}))
+       "math.fpowi", "math.fma", "linalg.index", "linalg.yield", "cf.assert"}))
+
+
+POWI_UNROLL_MAX = 1024
+"""Largest constant ``math.fpowi`` exponent (in magnitude) lowered to multiplies:
+at most 2·log2 of it (19 here); larger ones use the ``_powi`` helper."""
 
 
 def tl_type(t: str) -> str:
@@ -326,6 +339,9 @@ class BodyEmitter:
         if name == "math.powf":
             self._require_float(name, args)
             return self._powf(op, args, rt)
+        if name == "math.fpowi":  # the verifier guarantees the exponent is an integer
+            self._require_float(name, args[:1])
+            return self._fpowi(op, args, rt)
         if name == "math.fma":
             self._require_float(name, args)
             return _back("tl.fma({}, {}, {})".format(*(_f32(a) for a in args)), rt)
@@ -369,6 +385,37 @@ class BodyEmitter:
                 return _back(special[y], rt)
         self.helpers.add("_powf")
         return _back(f"_powf({_f32(base)}, {_f32(exp)})", rt)
+
+    def _fpowi(self, op: ir.Operation, args: list[Val], rt: str) -> str:
+        """``math.fpowi`` (what ``torch``'s ``x.pow(2)`` imports as): a constant
+        exponent up to :data:`POWI_UNROLL_MAX` in magnitude becomes multiplies
+        (and a reciprocal when negative), as LLVM expands a constant ``powi``;
+        any other exponent goes to the ``_powi`` helper."""
+        base, exp = args
+        ct = _compute_type(rt)
+        exponent = op.operands[1]
+        n = None
+        if isinstance(exponent, ir.OpResult) and exponent.owner.name == "arith.constant":
+            n = ir.IntegerAttr(exponent.owner.attributes["value"]).value
+        if n is None or abs(n) > POWI_UNROLL_MAX:
+            self.helpers.add("_powi")
+            return _back(f"_powi({_f32(base)}, {exp.expr})", rt)
+        if n == 0:
+            return _back(f"tl.full({self.unit}, 1.0, {tl_type(ct)})", rt)
+        product = self._int_power(_f32(base), abs(n), ct, base.rdep)
+        return _back(product if n > 0 else f"1.0 / ({product})", rt)
+
+    def _int_power(self, b: str, n: int, t: str, rdep: bool) -> str:
+        """``b ** n`` (``n >= 1``) by binary exponentiation: each square but the
+        last is named, so ``n = 2`` is ``b * b`` and ``n = 4`` two multiplies."""
+        factors, square = [], b
+        while True:
+            if n & 1:
+                factors.append(square)
+            n >>= 1
+            if not n:
+                return " * ".join(factors)
+            square = f"{square} * {square}" if n == 1 else self.emit(f"{square} * {square}", t, rdep).expr
 
     @staticmethod
     def _cast(name: str, a: Val, rt: str) -> str:
