@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from costfuse.cost_models.base import CostModel, Decision, FusionCandidate
+from costfuse.cost_models.base import CostModel, Decision, FusionCandidate, GroupEstimate, MergeVerdict
 
 
 @dataclass
@@ -15,3 +15,18 @@ class Always(CostModel):
 
     def decide(self, candidate: FusionCandidate) -> Decision:
         return Decision(True, "always fuse a legal edge", {"chain_length": candidate.chain_length})
+
+    def best_config(self, shape) -> GroupEstimate:
+        """The heuristic config; no time is estimated (``always`` never compares)."""
+        return heuristic_estimate(shape, "heuristic config")
+
+    def merge_verdict(self, a, b, ab, merged) -> MergeVerdict:
+        return MergeVerdict(True, 0.0, "always: the largest legal group")
+
+
+def heuristic_estimate(shape, reason: str) -> GroupEstimate:
+    """A kernel at :func:`costfuse.launch.heuristic_launch`, with its HBM bytes."""
+    from costfuse.launch import heuristic_launch
+
+    launch = heuristic_launch(shape)
+    return GroupEstimate(launch, float("nan"), shape.hbm_bytes(launch.mode), reason=reason)

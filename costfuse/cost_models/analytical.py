@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from costfuse.cost_models.base import CostModel, Decision, FusionCandidate
+from costfuse.cost_models.base import CostModel, Decision, FusionCandidate, GroupEstimate
 from costfuse.targets import Target, get_target
 
 TILE_POLICIES = ("heuristic", "wide")
@@ -209,3 +209,14 @@ class Analytical(CostModel):
         why = f"t {after * 1e6:.3g} us {cmp} {1 - self.margin:g} x {before * 1e6:.3g} us (roofline + launch"
         why += f" + est. spill {tf.spill_bytes:.0f} B/thread)" if tf.spill_bytes else " , no spill est.)"
         return Decision(ok, why.replace(" , ", ", "), est)
+
+    def best_config(self, shape) -> GroupEstimate:
+        """The fastest config of the kernel by the analytical time (``cost_models/group_time.py``)."""
+        from costfuse.cost_models.group_time import score_configs
+        from costfuse.launch import config_space
+
+        scores = score_configs(shape, config_space(shape), self._target)
+        i = scores.best()
+        return GroupEstimate(scores.configs[i], float(scores.time_s[i]), int(scores.hbm_bytes[i]),
+                             float(scores.regs[i]), float(scores.spill_bytes[i]),
+                             f"fastest of {len(scores.configs)} configs by the analytical time")

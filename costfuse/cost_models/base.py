@@ -76,10 +76,60 @@ class Decision:
     estimates: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class GroupEstimate:
+    """A kernel group at the config a model chose, and what the model predicts there.
+
+    ``time_s`` is the model's objective (seconds for the analytical time);
+    ``regs`` and ``spill_bytes`` are per thread, as ptxas reports them.
+    """
+
+    launch: Any              # costfuse.launch.KernelLaunch
+    time_s: float
+    hbm_bytes: int
+    regs: float = float("nan")
+    spill_bytes: float = 0.0
+    reason: str = ""
+
+    def line(self) -> str:
+        regs = "?" if self.regs != self.regs else f"{self.regs:.0f}"
+        return (f"{self.launch.short()}, regs {regs}, spill {self.spill_bytes:.0f} B, "
+                f"hbm {self.hbm_bytes / 1e6:.3f} MB, {self.time_s * 1e6:.2f} us")
+
+
+@dataclass(frozen=True)
+class MergeVerdict:
+    """Whether two groups become one kernel; ``priority`` orders the merges (highest first)."""
+
+    merge: bool
+    priority: float
+    reason: str
+
+
 class CostModel(ABC):
-    """Decides fusion edges.  Subclasses are dataclasses; ``name`` is the CLI choice."""
+    """Decides fusion edges (v1) and kernel groups (``--fusion groups``).
+
+    Subclasses are dataclasses; ``name`` is the CLI choice.  For groups a
+    model answers two questions (docs/groups.md): the best config of one
+    kernel (:meth:`best_config`) and whether two kernels should become one
+    (:meth:`merge_verdict`, by default: merge when the merged kernel at its
+    best config is no slower than the two apart, largest saving first).
+    """
 
     name: ClassVar[str]
+
+    def best_config(self, shape) -> GroupEstimate | None:
+        """The best config of the kernel ``shape`` (a ``costfuse.kernel.KernelShape``),
+        or ``None`` when no config is acceptable (the group is refused)."""
+        raise NotImplementedError(f"cost model {self.name!r} does not decide kernel groups")
+
+    def merge_verdict(self, a: GroupEstimate, b: GroupEstimate, ab: GroupEstimate, merged) -> MergeVerdict:
+        """Merge iff ``t(ab) <= (1 - margin) * (t(a) + t(b))``; priority = the time saved."""
+        apart = a.time_s + b.time_s
+        saving = apart - ab.time_s
+        if ab.time_s <= (1.0 - getattr(self, "margin", 0.0)) * apart:
+            return MergeVerdict(True, saving, f"saves {saving * 1e6:.2f} us ({ab.time_s * 1e6:.2f} vs {apart * 1e6:.2f})")
+        return MergeVerdict(False, saving, f"slower merged: {ab.time_s * 1e6:.2f} us vs {apart * 1e6:.2f} apart")
 
     @abstractmethod
     def decide(self, candidate: FusionCandidate) -> Decision:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from costfuse.cost_models.base import CostModel, Decision, FusionCandidate
+from costfuse.cost_models.always import heuristic_estimate
+from costfuse.cost_models.base import CostModel, Decision, FusionCandidate, GroupEstimate, MergeVerdict
 
 
 @dataclass
@@ -32,3 +33,17 @@ class Threshold(CostModel):
         if ops > self.max_body_ops:
             return Decision(False, f"body ops {ops} > {self.max_body_ops}", est)
         return Decision(True, f"chain length {chain} <= {self.max_chain_length}, body ops {ops} <= {self.max_body_ops}", est)
+
+    def best_config(self, shape) -> GroupEstimate:
+        return heuristic_estimate(shape, "heuristic config")
+
+    def merge_verdict(self, a, b, ab, merged) -> MergeVerdict:
+        """The two knobs on the merged group: members <= max_chain_length, body ops <= max_body_ops."""
+        from costfuse.graph import body_ops
+
+        size, ops = len(merged.members), sum(body_ops(m.op) for m in merged.members)
+        if size > self.max_chain_length:
+            return MergeVerdict(False, 0.0, f"group size {size} > {self.max_chain_length}")
+        if ops > self.max_body_ops:
+            return MergeVerdict(False, 0.0, f"body ops {ops} > {self.max_body_ops}")
+        return MergeVerdict(True, 0.0, f"group size {size} <= {self.max_chain_length}, body ops {ops} <= {self.max_body_ops}")

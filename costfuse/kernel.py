@@ -1,0 +1,294 @@
+"""What a set of generics would be as one row kernel (docs/groups.md).
+
+:func:`analyze_kernel` takes the member generics of a would-be kernel, in
+program order, and returns a :class:`KernelShape`: its rows and row length,
+each member's role, the tensors it reads from outside and the results it
+must store, and how many passes over the row each mode needs.  Group
+formation asks it about candidate groups in the caller; the lowering asks it
+about an outlined kernel function.  The same facts on both sides mean the
+pass's HBM estimate and the lowered kernel's loads agree by construction.
+
+It raises :class:`NotAKernel` with the reason when the members cannot share a
+kernel: no common row space, a member reading another member's value at a
+different row or column, a member initialized from another member.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from iree.compiler import ir
+
+from costfuse.graph import body, num_inputs
+from costfuse.rowspace import FULL, REDUCE, ROWWISE, NotGroupable, OpSpace, op_space, reads_in_row
+
+# Body ops that cost about this many simple flops each (transcendentals are
+# several instructions on the SFU + FMA pipes).
+_HEAVY = {"math.exp": 4, "math.exp2": 2, "math.log": 4, "math.log2": 2, "math.tanh": 8, "math.erf": 8,
+          "math.sqrt": 2, "math.rsqrt": 2, "math.sin": 8, "math.cos": 8, "math.powf": 8, "math.fpowi": 4,
+          "math.log1p": 6, "arith.divf": 2}
+
+
+class NotAKernel(Exception):
+    """The members cannot be one row kernel; the message says why."""
+
+
+@dataclass(frozen=True)
+class Member:
+    op: ir.Operation
+    role: str                # FULL | REDUCE | ROWWISE
+    flops: int               # weighted body ops per loop point
+
+    @property
+    def results(self) -> list[ir.Value]:
+        return list(self.op.results)
+
+
+@dataclass(frozen=True)
+class KernelInput:
+    """A tensor read from HBM: its bytes and the members that read it."""
+
+    value: ir.Value
+    nbytes: int
+    readers: tuple[int, ...]     # member positions
+
+
+@dataclass(frozen=True)
+class KernelOutput:
+    member: int
+    result: int
+    nbytes: int
+
+
+def defining_op(v: ir.Value) -> ir.Operation | None:
+    """The op that defines ``v`` (``None`` for a block argument)."""
+    return None if isinstance(v.owner, ir.Block) else v.owner.operation
+
+
+def _nbytes(v: ir.Value) -> int:
+    n = 1
+    for s in ir.RankedTensorType(v.type).shape:
+        n *= s
+    return n * max(8, _elem_bits(v)) // 8
+
+
+def free_init(v: ir.Value) -> bool:
+    """An init that costs no HBM read: ``tensor.empty``, or a ``linalg.fill`` of a
+    scalar constant into one (a reduction's identity).  The outlining clones these in."""
+    owner = defining_op(v)
+    if owner is None:
+        return False
+    name = owner.name
+    if name == "tensor.empty":
+        return True
+    if name == "linalg.fill":
+        scalar, dest = owner.operands[0], owner.operands[1]
+        return (getattr(defining_op(scalar), "name", None) == "arith.constant"
+                and getattr(defining_op(dest), "name", None) == "tensor.empty")
+    return False
+
+
+def _flops(op: ir.Operation) -> int:
+    return sum(_HEAVY.get(o.name, 1) for o in body(op).operations if o.name not in ("linalg.yield", "arith.constant"))
+
+
+def _reads_init(op: ir.Operation, j: int) -> bool:
+    return any(True for _ in body(op).arguments[num_inputs(op) + j].uses)
+
+
+@dataclass(frozen=True)
+class KernelShape:
+    """One row kernel: ``rows`` (leading loop extents), ``n`` (the row length)."""
+
+    rows: tuple[int, ...]
+    n: int
+    members: tuple[Member, ...]
+    inputs: tuple[KernelInput, ...]
+    outputs: tuple[KernelOutput, ...]
+    # For each member: the pass it runs in (looped mode); a reduction's
+    # result, and anything per-row computed from it, exists after that pass.
+    pass_of: tuple[int, ...]
+    # Full-row values (members' results and loaded inputs) live at once at
+    # the worst point of the member sequence, for a persistent tile.
+    live_full: int
+    words: int = 1           # registers per element of a value: 2 when a member works on 64-bit values
+
+    @property
+    def n_rows(self) -> int:
+        p = 1
+        for r in self.rows:
+            p *= r
+        return p
+
+    @property
+    def reductions(self) -> int:
+        return sum(1 for m in self.members if m.role == REDUCE)
+
+    @property
+    def pointwise(self) -> bool:
+        """No reduction and every member over the same loops: one flat 1-D kernel."""
+        return self.reductions == 0 and len({m.role for m in self.members}) == 1
+
+    @cached_property
+    def n_passes(self) -> int:
+        """Passes over the row a looped kernel makes (1 with no reduction)."""
+        last_reduce = max((p + 1 for p, m in zip(self.pass_of, self.members) if m.role == REDUCE), default=0)
+        stored_full = max((self.pass_of[o.member] + 1 for o in self.outputs
+                           if self.members[o.member].role == FULL), default=0)
+        return max(1, last_reduce, stored_full)
+
+    def passes_reading(self, inp: KernelInput, mode: str) -> int:
+        """How many times ``mode`` reads ``inp`` from HBM."""
+        if mode != "looped":
+            return 1
+        full_readers = [r for r in inp.readers if self.members[r].role != ROWWISE]
+        if not full_readers:
+            return 1
+        return len(self._passes_needing(full_readers))
+
+    def _passes_needing(self, readers: list[int]) -> set[int]:
+        """Passes in which any of ``readers`` (full or reduce members) is computed."""
+        return {p for p, needed in enumerate(self._needed) if needed & set(readers)}
+
+    @cached_property
+    def _needed(self) -> list[set[int]]:
+        """For each pass of a looped kernel, the full/reduce members it computes:
+        its reductions and stored full outputs, and the full values they need,
+        recomputed from the inputs."""
+        index = {m.op: i for i, m in enumerate(self.members)}
+        stored = {o.member for o in self.outputs}
+        out = []
+        for p in range(self.n_passes):
+            roots = [i for i, m in enumerate(self.members)
+                     if self.pass_of[i] == p and (m.role == REDUCE or (m.role == FULL and i in stored))]
+            needed: set[int] = set()
+            stack = list(roots)
+            while stack:
+                i = stack.pop()
+                if i in needed:
+                    continue
+                needed.add(i)
+                for v in list(self.members[i].op.operands)[: num_inputs(self.members[i].op)]:
+                    j = index.get(defining_op(v))
+                    if j is not None and self.members[j].role == FULL:
+                        stack.append(j)
+            out.append(needed)
+        return out
+
+    def hbm_bytes(self, mode: str) -> int:
+        """Each input's size × the passes that read it, plus each output's size."""
+        return (sum(i.nbytes * self.passes_reading(i, mode) for i in self.inputs)
+                + sum(o.nbytes for o in self.outputs))
+
+    def flops(self, mode: str) -> float:
+        """Weighted body ops executed, recomputation of looped passes included."""
+        per_row = {ROWWISE: 1, FULL: self.n, REDUCE: self.n}
+        if mode != "looped":
+            return float(sum(m.flops * per_row[m.role] for m in self.members) * self.n_rows)
+        times = [sum(1 for s in self._needed if i in s) or 1 for i in range(len(self.members))]
+        return float(sum(m.flops * per_row[m.role] * t for m, t in zip(self.members, times)) * self.n_rows)
+
+
+def _common_space(spaces: list[OpSpace]) -> tuple[tuple[int, ...], int]:
+    """The ``(rows, n)`` every member fits, preferring the longest loops' split."""
+    # The row space comes from the members with the longest loops whose row
+    # dim is not a keepdim 1; a group of keepdim-only members is pointwise.
+    longest = max(len(s.loops) for s in spaces)
+    full = {s.loops for s in spaces if len(s.loops) == longest and (s.loops[-1] != 1 or s.reduces)}
+    if not full:
+        full = {s.loops for s in spaces if len(s.loops) == longest}
+    if len(full) != 1:
+        raise NotAKernel(f"members have different loop extents {sorted(full)}")
+    loops = next(iter(full))
+    rows, n = loops[:-1], loops[-1]
+    if n == 1 and all(s.loops == loops for s in spaces):    # every member one value per row: pointwise
+        rows, n = loops, 1
+    for s in spaces:
+        if s.role_in(rows, n) is None:
+            raise NotAKernel(f"a member over loops {s.loops} does not fit rows {rows} x {n}")
+    return rows, n
+
+
+def analyze_kernel(ops: list[ir.Operation]) -> KernelShape:
+    """The :class:`KernelShape` of ``ops`` (generics of one block, program order)."""
+    spaces = []
+    for op in ops:
+        s = op_space(op)
+        if isinstance(s, NotGroupable):
+            if len(ops) == 1:
+                raise NotAKernel(s.reason)
+            raise NotAKernel(f"a member is not groupable: {s.reason}")
+        spaces.append(s)
+    rows, n = _common_space(spaces)
+    members = tuple(Member(op, s.role_in(rows, n), _flops(op)) for op, s in zip(ops, spaces))
+    index = {op: i for i, op in enumerate(ops)}
+    inputs: dict = {}
+    avail: list[int] = []   # pass after which member i's per-row value exists / in which its full value is computable
+    pass_of: list[int] = []
+    for i, m in enumerate(members):
+        p = 0
+        n_in = num_inputs(m.op)
+        for k, v in enumerate(m.op.operands):
+            inside = defining_op(v) in index
+            if k >= n_in:  # an init
+                if inside:
+                    raise NotAKernel("a member is initialized from another member's result")
+                if free_init(v) or not _reads_init(m.op, k - n_in):
+                    continue
+            if inside:
+                j = index[defining_op(v)]
+                if not reads_in_row(ops[j], ir.OpResult(v).result_number, m.op, k):
+                    raise NotAKernel("a member reads another member's result at a different row or column")
+                p = max(p, avail[j])
+            else:
+                inputs.setdefault(v, []).append(i)
+        pass_of.append(p)
+        avail.append(p + 1 if m.role == REDUCE else p)
+    outputs = []
+    member_ops = set(ops)
+    for i, m in enumerate(members):
+        for r, res in enumerate(m.op.results):
+            if any(u.owner.operation not in member_ops or _is_init_use(u) for u in res.uses):
+                outputs.append(KernelOutput(i, r, _nbytes(res)))
+    ins = tuple(KernelInput(v, _nbytes(v), tuple(dict.fromkeys(rs))) for v, rs in inputs.items())
+    words = 2 if any(_elem_bits(v) > 32 for op in ops for v in list(op.operands) + list(op.results)) else 1
+    return KernelShape(rows, n, members, ins, tuple(outputs), tuple(pass_of), _live_full(members, ins, outputs), words)
+
+
+def _elem_bits(v: ir.Value) -> int:
+    et = ir.RankedTensorType(v.type).element_type
+    return et.width if hasattr(et, "width") else 64
+
+
+def _is_init_use(use) -> bool:
+    owner = use.owner.operation
+    return owner.name == "linalg.generic" and use.operand_number >= num_inputs(owner)
+
+
+def _live_full(members, inputs, outputs) -> int:
+    """Max full-row values alive at once in a persistent tile, walking the members in order.
+
+    A loaded input lives from its first reader to its last; a member's full
+    result from its definition to its last reader in the kernel (or the end,
+    when it is stored, since stores come last in the tile code).
+    """
+    n = len(members)
+    intervals = []
+    for inp in inputs:
+        if any(members[r].role != ROWWISE for r in inp.readers):
+            intervals.append((min(inp.readers), max(inp.readers)))
+    index = {m.op: i for i, m in enumerate(members)}
+    stored = {o.member for o in outputs}
+    for i, m in enumerate(members):
+        if m.role != FULL:
+            continue
+        last = i
+        for res in m.op.results:
+            for u in res.uses:
+                if u.owner.operation in index:
+                    last = max(last, index[u.owner.operation])
+        intervals.append((i, n - 1 if i in stored else last))
+    if not intervals:
+        return 1
+    return max(1, max(sum(1 for a, b in intervals if a <= t <= b) for t in range(n)))

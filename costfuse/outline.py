@@ -1,0 +1,185 @@
+"""Outline kernel groups into private kernel functions (docs/groups.md, "The kernel function").
+
+Each formed kernel (:mod:`costfuse.groups`), singletons included, becomes
+``func.func private @<caller>_k<N>`` carrying ``costfuse.kernel`` and its
+``costfuse.launch``; the caller reaches it through ``func.call``.  Free inits
+(``tensor.empty``, a ``linalg.fill`` of a constant into one) and scalar
+constants the bodies capture are cloned into the kernel, so they are not
+arguments.  The caller keeps everything else (named ops, ``tensor.*``).
+
+The caller's ops are then put in a dependence order of kernels and other
+ops: a kernel's members need not be contiguous, and a call must follow all
+of its inputs and precede all users of its outputs.  Formation guarantees no
+cycle, so such an order exists; ties keep program order.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from iree.compiler import ir
+from iree.compiler.dialects import func, tensor
+
+from costfuse.graph import GENERIC, body, num_inputs
+from costfuse.groups import Kernel
+from costfuse.kernel import defining_op, free_init
+from costfuse.launch import KERNEL_ATTR, LAUNCH_ATTR
+
+
+def _clone_free_init(v: ir.Value, mapping: dict) -> ir.Value:
+    """Clone the op chain of a free init (empty, or constant + empty + fill) at the insertion point."""
+    if v in mapping:
+        return mapping[v]
+    op = defining_op(v)
+    operands = [_clone_free_init(o, mapping) if defining_op(o) is not None else o for o in op.operands]
+    clone = op.clone()
+    for k, operand in enumerate(operands):
+        clone.operands[k] = operand
+    for old, new in zip(op.results, clone.results):
+        mapping[old] = new
+    return mapping[v]
+
+
+def _captured(op: ir.Operation) -> list[ir.Value]:
+    """Values a member's body uses that are defined outside the member (scalar constants)."""
+    out, block = [], body(op)
+    for inner in block.operations:
+        for v in inner.operands:
+            d = defining_op(v)
+            if d is not None and d.block != block and v not in out:
+                out.append(v)
+    return out
+
+
+def _kernel_io(members: list[ir.Operation]) -> tuple[list[ir.Value], list[ir.Value]]:
+    """(arguments, results) of the kernel function for ``members`` (program order)."""
+    inside = set(members)
+    args: list[ir.Value] = []
+    for op in members:
+        n_in = num_inputs(op)
+        for k, v in enumerate(op.operands):
+            if defining_op(v) in inside:
+                continue
+            if k >= n_in and (free_init(v) or not _reads(op, k - n_in)):
+                continue
+            if v not in args:
+                args.append(v)
+    results = [r for op in members for r in op.results
+               if any(u.owner.operation not in inside or u.operand_number >= num_inputs(u.owner.operation)
+                      for u in r.uses)]
+    return args, results
+
+
+def _reads(op: ir.Operation, j: int) -> bool:
+    return any(True for _ in body(op).arguments[num_inputs(op) + j].uses)
+
+
+def _build_kernel(name: str, members: list[ir.Operation], kernel: Kernel, ip: ir.InsertionPoint
+                  ) -> tuple[func.FuncOp, list[ir.Value], list[ir.Value]]:
+    args, results = _kernel_io(members)
+    with ip, members[0].location:
+        fn = func.FuncOp(name, ir.FunctionType.get([a.type for a in args], [r.type for r in results]))
+        fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        fn.attributes[KERNEL_ATTR] = ir.UnitAttr.get()
+        fn.attributes[LAUNCH_ATTR] = kernel.estimate.launch.to_attr()
+        entry = fn.add_entry_block()
+    mapping: dict = dict(zip(args, entry.arguments))
+    with ir.InsertionPoint(entry), members[0].location:
+        for op in members:
+            for v in _captured(op):
+                if v not in mapping:
+                    mapping[v] = _clone_free_init(v, mapping)
+            n_in = num_inputs(op)
+            for k, v in enumerate(op.operands):
+                if v in mapping:
+                    continue
+                if k >= n_in and free_init(v):
+                    _clone_free_init(v, mapping)
+                elif k >= n_in:   # an init the body never reads: a fresh empty tensor of its type
+                    t = ir.RankedTensorType(v.type)
+                    mapping[v] = tensor.EmptyOp(t.shape, t.element_type).result
+            clone = op.clone()
+            for k, v in enumerate(op.operands):
+                clone.operands[k] = mapping[v]
+            for inner in body(clone).operations:
+                for k, v in enumerate(inner.operands):
+                    if v in mapping:
+                        inner.operands[k] = mapping[v]
+            for old, new in zip(op.results, clone.results):
+                mapping[old] = new
+        func.ReturnOp([mapping[r] for r in results])
+    return fn, args, results
+
+
+def _order(ops: list[ir.Operation], unit_of: dict, kernels: list[list[ir.Operation]]) -> list:
+    """Units (an op, or a kernel index) in a dependence order; ties keep program order."""
+    pos = {op: i for i, op in enumerate(ops)}
+    units = {}
+    for i, op in enumerate(ops):
+        units.setdefault(unit_of.get(op, ("op", i)), []).append(op)
+    succ: dict = {u: set() for u in units}
+    indeg: dict = {u: 0 for u in units}
+    for u, members in units.items():
+        for op in members:
+            for res in op.results:
+                for use in res.uses:
+                    owner = use.owner.operation
+                    while owner is not None and owner not in pos:
+                        owner = owner.parent
+                    if owner is None:
+                        continue
+                    v = unit_of.get(owner, ("op", pos[owner]))
+                    if v != u and v not in succ[u]:
+                        succ[u].add(v)
+                        indeg[v] += 1
+    first = {u: min(pos[o] for o in m) for u, m in units.items()}
+    ready = [(first[u], u) for u, d in indeg.items() if d == 0]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        _, u = heapq.heappop(ready)
+        out.append(u)
+        for v in succ[u]:
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                heapq.heappush(ready, (first[v], v))
+    if len(out) != len(units):
+        raise RuntimeError("kernel groups form a cycle; formation should have refused the merge")
+    return out
+
+
+def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
+    """Outline ``kernels`` (numbered by :mod:`costfuse.groups`) of ``fn_op``; return the kernel names."""
+    block = fn_op.regions[0].blocks[0]
+    ops = [op.operation for op in block.operations]
+    terminator = ops[-1]
+    ops = ops[:-1]
+    generics = [op for op in ops if op.name == GENERIC]
+    groups = [[generics[m] for m in k.members] for k in kernels]
+    unit_of = {op: ("k", i) for i, g in enumerate(groups) for op in g}
+    caller = ir.StringAttr(fn_op.attributes["sym_name"]).value
+    names: list[str] = []
+    module_body = fn_op.parent.regions[0].blocks[0]
+    calls_made = 0
+    for unit in _order(ops, unit_of, groups):
+        if unit[0] == "op":
+            ops[unit[1]].move_before(terminator)
+            continue
+        i = unit[1]
+        members = groups[i]
+        name = f"{caller}_k{calls_made}"
+        calls_made += 1
+        ip = ir.InsertionPoint(module_body)
+        kfn, args, results = _build_kernel(name, members, kernels[i], ip)
+        with ir.InsertionPoint(terminator), fn_op.location:
+            call = func.CallOp([r.type for r in results], ir.FlatSymbolRefAttr.get(name), args)
+        inside = set(members)
+        for old, new in zip(results, call.results):
+            for owner, k in [(u.owner.operation, u.operand_number) for u in old.uses]:
+                if owner not in inside:
+                    owner.operands[k] = new
+        names.append(name)
+    for g in groups:
+        for op in reversed(g):
+            op.erase()
+    return names

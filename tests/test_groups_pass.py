@@ -1,0 +1,112 @@
+"""``--fusion groups``: formation, outlining and numerics through IREE (docs/groups.md)."""
+
+from pathlib import Path
+
+import pytest
+from corpus import CORPUS
+
+from costfuse.cost_models import Always, Analytical, Threshold
+from costfuse.group_pass import GroupFusionPass, run_group_pipeline
+from costfuse.ir import parse_module, print_module, verify
+from costfuse.launch import KERNEL_ATTR, LAUNCH_ATTR, KernelLaunch
+from costfuse.reference import assert_same_semantics
+
+EXAMPLES = Path(__file__).parents[1] / "examples"
+MODELS = {"always": Always, "analytical": Analytical, "threshold": lambda: Threshold(3, 16)}
+
+
+def grouped(text: str, model) -> tuple[str, GroupFusionPass]:
+    module = parse_module(text)
+    p = GroupFusionPass(model)
+    run_group_pipeline(module, p)
+    verify(module)
+    return print_module(module), p
+
+
+def kernel_functions(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if "func.func private" in ln and KERNEL_ATTR in ln]
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+@pytest.mark.parametrize("example", ["softmax_gelu", "layernorm_gelu_mlp", "attention_softmax",
+                                     "transformer_encoder_layer"])
+def test_examples_keep_their_numbers(example, model):
+    before = (EXAMPLES / f"{example}.mlir").read_text()
+    after, p = grouped(before, MODELS[model]())
+    assert len(kernel_functions(after)) == len(p.kernels) > 0
+    assert "linalg.generic" not in after.split("func.func private")[0], "every generic is outlined"
+    assert_same_semantics(before, after, "softmax_gelu" if example == "softmax_gelu" else "main", seed=3)
+
+
+@pytest.mark.parametrize("case", sorted(CORPUS))
+def test_corpus_keeps_its_numbers(case):
+    before = CORPUS[case]()
+    after, _ = grouped(before, Always())
+    assert_same_semantics(before, after, "main", seed=1)
+
+
+def test_softmax_is_one_persistent_kernel_with_its_launch():
+    text, p = grouped((EXAMPLES / "softmax_gelu.mlir").read_text(), Analytical())
+    assert [r.kernel.label for r in p.kernels] == ["+".join(f"g{i}" for i in range(1, 11))]
+    (line,) = kernel_functions(text)
+    assert "@softmax_gelu_k0" in line and LAUNCH_ATTR in line and 'mode = "persistent"' in line
+    assert "call @softmax_gelu_k0" in text
+    assert p.kernels[0].kernel.estimate.launch.mode == "persistent"
+
+
+def test_layernorm_with_keepdim_rows_forms_one_kernel():
+    _, p = grouped((EXAMPLES / "layernorm_gelu_mlp.mlir").read_text(), Always())
+    assert p.kernels[0].kernel.label == "+".join(f"g{i}" for i in range(1, 14))
+
+
+def test_threshold_caps_group_size():
+    _, p = grouped((EXAMPLES / "softmax_gelu.mlir").read_text(), Threshold(3, 16))
+    assert all(len(r.kernel.members) <= 3 for r in p.kernels)
+    assert len(p.kernels) == 4
+
+
+def test_formation_is_deterministic():
+    text = (EXAMPLES / "transformer_encoder_layer.mlir").read_text()
+    a, pa = grouped(text, Analytical())
+    b, pb = grouped(text, Analytical())
+    assert a == b and [d.line() for d in pa.decisions] == [d.line() for d in pb.decisions]
+
+
+def test_a_merge_that_would_close_a_cycle_is_refused():
+    # g1 -> tensor.expand_shape (not foldable: it splits a real dim) -> g2, and g1 -> g2 directly:
+    # merging g1 and g2 would put the reshape both before and after the kernel.
+    text = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.addf %i, %i : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %c = tensor.collapse_shape %a [[0, 1]] : tensor<8x16xf32> into tensor<128xf32>
+  %ex = tensor.expand_shape %c [[0, 1]] output_shape [8, 16] : tensor<128xf32> into tensor<8x16xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %ex : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %r = arith.mulf %i, %j : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}
+"""
+    after, p = grouped(text, Always())
+    assert len(p.kernels) == 2
+    assert any(d.verdict == "skip" and "cycle" in d.reason for d in p.decisions)
+    assert_same_semantics(text, after, "main", seed=2)
+
+
+def test_launch_attr_roundtrip():
+    from iree.compiler import ir
+
+    with ir.Context():
+        launch = KernelLaunch("looped", 2, 1024, 8)
+        assert KernelLaunch.from_attr(launch.to_attr()) == launch
+    with pytest.raises(ValueError, match="pointwise"):
+        KernelLaunch("pointwise", 1024, 2, 4)
