@@ -5,14 +5,15 @@ from pathlib import Path
 import pytest
 from corpus import CORPUS
 
-from costfuse.cost_models import Always, Analytical, Threshold
+from costfuse.cost_models import Always, Analytical, Inductor, Threshold, Xla
 from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 from costfuse.ir import parse_module, print_module, verify
 from costfuse.launch import KERNEL_ATTR, LAUNCH_ATTR, KernelLaunch
 from costfuse.reference import assert_same_semantics
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
-MODELS = {"always": Always, "analytical": Analytical, "threshold": lambda: Threshold(3, 16)}
+MODELS = {"always": Always, "analytical": Analytical, "threshold": lambda: Threshold(3, 16),
+          "inductor": Inductor, "xla": Xla}
 
 
 def grouped(text: str, model) -> tuple[str, GroupFusionPass]:

@@ -1,0 +1,246 @@
+"""``inductor``: PyTorch Inductor's fusion and launch-config rules, as a cost model for kernel groups.
+
+Restated in our own words from docs/peers.md (rule ids I1-I7), which read
+``pytorch/pytorch`` @ ``cf30153c4c131c8164ee7798e5022d810682e2cb`` (the torch
+2.13.0 wheel in our ``.venv``; cross-checked at ``0012d881f374c673bf6f5a24f4634ca77ed15fa3``
+and ``07498b52ccebdf4e49b8e590b38c0c0a8a512147``):
+
+* I1 persistent or looped: ``torch/_inductor/choices.py:412``
+  (``InductorChoices.should_use_persistent_reduction``): a row group reduces
+  its contiguous last dim (INNER hint), so persistent iff ``N <= 1024``.
+* I2 block and warp formulas: ``runtime/triton_heuristics.py`` ``_num_warps``
+  (:3272), ``triton_config`` (:3320), ``pointwise`` (:3894),
+  ``triton_config_reduction`` (:3477); size hints ``P(M)``, ``P(N)``
+  (``codegen/triton.py:6344-6351``), ``TRITON_MAX_BLOCK["X"] = 4096``
+  (``runtime/hints.py:15``).
+* I3 persistent configs: ``_persistent_reduction_configs`` (:4686), CUDA branch.
+* I4 looped configs: ``_reduction_configs`` (:4150) and ``add_persistent_rblock``
+  (``codegen/triton.py:6285``).
+* I5 choosing among several configs: ``CachingAutotuner.bench`` (:1211, configs
+  with ``n_spills > 16`` are infinite; ``n_spills`` = local bytes / 4) and
+  ``_dynamic_scale_rblock`` (:816, adds an RBLOCK-halved copy of a looped config
+  when registers limit occupancy).  Inductor benchmarks on the GPU; we emulate
+  the benchmark with our analytical time (``group_time.score_configs``), after
+  its spill filter, and say "benchmark emulated" in the reason.
+* I6 fusion: ``choices.py:569`` ``can_fuse`` (``max_fusion_size = 64``,
+  ``config.py:964``), ``choices.py:671`` ``score_fusion`` (bytes saved).
+  Inductor has no register-pressure veto: every legal pair merges.
+* I7 recompute or store a multi-use producer: ``ir.py:10093``
+  ``StorageBox.should_realize_on_reuse`` (> 4 reads or > 30 ops: store).
+  :func:`realize_on_reuse` is the predicate; group formation does not
+  recompute yet, so only v1's ``--allow-multi-use`` edges use it.
+
+Split reductions (``choices.py:472``) are ignored: row groups rarely qualify.
+The estimates a :class:`~costfuse.cost_models.base.GroupEstimate` reports are
+our analytical ones at Inductor's config, so every policy is compared on the
+same scale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from iree.compiler import ir
+
+from costfuse.cost_models.base import CostModel, Decision, FusionCandidate, GroupEstimate, MergeVerdict
+from costfuse.data.launch_config import next_pow2
+from costfuse.graph import body_ops, inputs
+from costfuse.targets import Target, get_target
+
+PERSISTENT_INNER_MAX = 1024          # I1: rnumel bound for the INNER hint
+TRITON_MAX_BLOCK_X = 4096            # I2: runtime/hints.py:15
+MAX_GRID_X = 2**31 - 1               # I2: maxGridSize[0]
+MAX_PERSISTENT_BLOCK_NUMEL = 4096    # I3
+PERSISTENT_XBLOCKS = (1, 8, 32, 128)  # I3, CUDA
+ADD_PERSISTENT_RBLOCK_RANGE = (2048, 32768)  # I4: 2048 < N <= 32768
+ADD_PERSISTENT_MIN_SAVING = 1.3      # I4: looped bytes / persistent bytes
+ADD_PERSISTENT_MAX_MEM_OPS = 10      # I4: memory ops per thread
+SPILL_THRESHOLD = 16                 # I5: n_spills = stack bytes / 4 above this is infinite time
+MAX_THREADS_PER_SM = 2048            # I5: sm_80/sm_90/sm_100
+MAX_FUSION_SIZE = 64                 # I6: config.py:964
+REALIZE_READS_THRESHOLD = 4          # I7: config.realize_reads_threshold
+REALIZE_OPCOUNT_THRESHOLD = 30       # I7: _realize_opcount_threshold_default on GPU
+
+
+def _num_warps(w: int, max_w: int = 8, min_w: int = 2, register_intensive: bool = False) -> int:
+    """I2 ``_num_warps``: ``P(clamp(w, min, max))``, max halved when register-intensive."""
+    if register_intensive:
+        max_w //= 2
+    return next_pow2(min(max(w, min_w), max_w))
+
+
+def pointwise_config(numel_hint: int, x: int, per_warp: int) -> tuple[int, int]:
+    """I2 ``triton_config``, 1-D: ``(XBLOCK, num_warps)`` for ``numel_hint = P(numel)`` elements."""
+    target = x // 8 if numel_hint < x else x
+    x = min(x, numel_hint)
+    while x < min(numel_hint, TRITON_MAX_BLOCK_X) and (x * MAX_GRID_X < numel_hint or x < target):
+        x *= 2
+    warps = _num_warps(x // per_warp, min_w=1)
+    if x >= 128:
+        warps = max(warps, 4)
+    return min(x, numel_hint), warps
+
+
+def reduction_config(pm: int, pn: int, x: int, r: int, num_warps: int | None = None,
+                     register_intensive: bool = False, min_warps: int = 2) -> tuple[int, int, int]:
+    """I2 ``triton_config_reduction`` with the INNER hint: ``(XBLOCK, RBLOCK, num_warps)``."""
+    x = min(x, pm)
+    target = x * r
+    if pm * pn < target:
+        target //= 8
+    rr = r
+    while x < pm and x * rr < target:
+        x *= 2
+    while rr < pn and x * rr < target:
+        rr *= 2
+    warps = _num_warps(r // 128 if num_warps is None else num_warps, 16 if r <= 8192 else 32, min_warps,
+                       register_intensive)
+    while x * rr > target and rr > 1:
+        rr //= 2
+    return x, rr, warps
+
+
+def realize_on_reuse(op: ir.Operation) -> tuple[bool, str]:
+    """I7: whether Inductor stores (``True``) or recomputes in each user a producer ``op``, and why.
+
+    Ops are counted as Inductor's ``OpCounterCSE`` does over the inlined body:
+    payload ops (constants included) plus one load per input; reads are the
+    distinct tensors it loads.  A producer with at most one user is inlined.
+    """
+    users = {u.owner.operation for res in op.results for u in res.uses}
+    ins = inputs(op)
+    reads = len(set(ins))
+    ops = body_ops(op) + len(ins)
+    if len(users) <= 1:
+        return False, f"{len(users)} user: inlined"
+    if reads > REALIZE_READS_THRESHOLD:
+        return True, f"{len(users)} users and {reads} reads > {REALIZE_READS_THRESHOLD}: stored"
+    if ops > REALIZE_OPCOUNT_THRESHOLD:
+        return True, f"{len(users)} users and {ops} ops > {REALIZE_OPCOUNT_THRESHOLD}: stored"
+    return False, (f"{len(users)} users, {reads} reads <= {REALIZE_READS_THRESHOLD} and "
+                   f"{ops} ops <= {REALIZE_OPCOUNT_THRESHOLD}: recomputed in each user")
+
+
+def _unique(configs: list) -> list:
+    return list(dict.fromkeys(configs))
+
+
+@dataclass
+class Inductor(CostModel):
+    """Inductor's launch configs (I1-I5) and ``max_fusion_size`` (I6) on ``arch``'s constants."""
+
+    name = "inductor"
+    arch: str = "sm_90"
+    _target: Target = field(init=False, repr=False, compare=False, default=None)  # type: ignore[assignment]
+
+    def __post_init__(self):
+        self._target = get_target(self.arch)
+
+    # -- configs -------------------------------------------------------------------
+
+    def candidates(self, shape) -> tuple[list, str]:
+        """Inductor's config list for ``shape`` (benchmark order) and the rule that produced it."""
+        from costfuse.launch import KernelLaunch, numel
+
+        if shape.pointwise:
+            hint = next_pow2(numel(shape))
+            bs = max(256, min(hint // 128, 1024))
+            out = [pointwise_config(hint, bs, 256), pointwise_config(hint, bs // 2, 64)]
+            return _unique([KernelLaunch("pointwise", x, 1, w) for x, w in out]), "pointwise (autotune_pointwise)"
+        pm, pn = next_pow2(shape.n_rows), next_pow2(shape.n)
+        if shape.n <= PERSISTENT_INNER_MAX:
+            out = self._persistent(pm, pn)
+            return _unique([KernelLaunch("persistent", x, pn, w) for x, _, w in out]), \
+                f"persistent (N={shape.n} <= {PERSISTENT_INNER_MAX}, INNER hint)"
+        return _unique([KernelLaunch("looped", x, r, w) for x, r, w in self._looped(shape, pm, pn)]), \
+            f"looped (N={shape.n} > {PERSISTENT_INNER_MAX})"
+
+    @staticmethod
+    def _persistent(pm: int, pn: int) -> list[tuple[int, int, int]]:
+        """I3, INNER hint, max_autotune off, CUDA branch (a CPU-only torch would take another: we emulate CUDA)."""
+        cands = [reduction_config(pm, pn, x, pn, register_intensive=True) for x in PERSISTENT_XBLOCKS
+                 if x == 1 or (pn * x <= MAX_PERSISTENT_BLOCK_NUMEL and x <= pm)]
+        if pn < 256:
+            return cands
+        if pn > 1024 or pm // 8 < 128:
+            return cands[:1]
+        return [reduction_config(pm, pn, min(1024 // pn, 8), pn, num_warps=1, register_intensive=True, min_warps=1)]
+
+    def _looped(self, shape, pm: int, pn: int) -> list[tuple[int, int, int]]:
+        """I4, INNER hint: ``[whole-row candidate?] + [contiguous config]``.
+
+        Loads are counted as the looped kernel issues them (once per pass that
+        reads an input); memory ops per thread as the persistent kernel's
+        distinct loads and stores.
+        """
+        loads_and_red = sum(shape.passes_reading(i, "looped") for i in shape.inputs) + shape.reductions
+        max_r = 1024 if int(self._target.arch.removeprefix("sm_")) >= 100 else 2048
+        heavy = pm >= 1024 and loads_and_red >= 10
+        if heavy:
+            max_r = 1024
+        out = []
+        lo, hi = ADD_PERSISTENT_RBLOCK_RANGE
+        if (lo < shape.n <= hi and loads_and_red <= 8
+                and len(shape.inputs) + len(shape.outputs) <= ADD_PERSISTENT_MAX_MEM_OPS
+                and shape.hbm_bytes("looped") >= ADD_PERSISTENT_MIN_SAVING * shape.hbm_bytes("persistent")):
+            out.append(reduction_config(pm, pn, max(4096 // pn, 1), min(pn, hi), register_intensive=heavy))
+        out.append(reduction_config(pm, pn, 2 if pn <= 2048 else 1, min(pn, max_r), register_intensive=heavy))
+        return out
+
+    def _scale_rblock(self, shape, configs: list, regs) -> list:
+        """I5 ``_dynamic_scale_rblock``: a copy with RBLOCK halved of each looped config whose
+        (estimated) registers keep too few blocks resident for the grid."""
+        from costfuse.launch import KernelLaunch
+
+        t = self._target
+        out = list(configs)
+        for c, n_regs in zip(configs, regs):
+            n_regs = min(float(n_regs), t.reg_cap(c.num_warps))
+            if c.mode != "looped" or c.rblock <= 64 or n_regs <= t.regs_per_sm // MAX_THREADS_PER_SM:
+                continue
+            blocks = -(-next_pow2(shape.n_rows) // c.xblock)
+            if blocks > max(int(t.regs_per_sm // (n_regs * 32 * c.num_warps)), 1) * t.sms:
+                out.append(KernelLaunch("looped", c.xblock, c.rblock // 2, c.num_warps))
+        return _unique(out)
+
+    def best_config(self, shape) -> GroupEstimate:
+        """The config Inductor would run ``shape`` at, with our analytical estimates there."""
+        from costfuse.cost_models.group_time import score_configs
+
+        configs, rule = self.candidates(shape)
+        scores = score_configs(shape, configs, self._target)
+        scaled = self._scale_rblock(shape, configs, scores.regs)
+        if len(scaled) > len(configs):
+            configs, scores = scaled, score_configs(shape, scaled, self._target)
+            rule += " + RBLOCK halved for occupancy"
+        if len(configs) == 1:
+            return scores.estimate(0, f"inductor {rule}: its one config")
+        fits = scores.spill_bytes / 4.0 <= SPILL_THRESHOLD
+        i = scores.best(fits)
+        dropped = int((~fits).sum())
+        pick = "all spill: the first" if i is None else "fastest by our analytical time"
+        return scores.estimate(0 if i is None else i,
+                               f"inductor {rule}: benchmark emulated over {len(configs)} configs, "
+                               f"{dropped} dropped for > {SPILL_THRESHOLD} spills (stack/4), {pick}")
+
+    # -- formation -------------------------------------------------------------------
+
+    def merge_verdict(self, a, b, ab, merged) -> MergeVerdict:
+        """I6: merge every legal pair up to ``max_fusion_size`` members; priority = bytes saved."""
+        size = len(merged.members)
+        saved = float(a.hbm_bytes + b.hbm_bytes - ab.hbm_bytes)
+        if size > MAX_FUSION_SIZE:
+            return MergeVerdict(False, saved, f"inductor: {size} members > max_fusion_size {MAX_FUSION_SIZE}")
+        return MergeVerdict(True, saved, f"inductor fuses every legal pair: {size} members <= {MAX_FUSION_SIZE}, "
+                                         f"score = {saved / 1e6:.3f} MB saved")
+
+    def decide(self, candidate: FusionCandidate) -> Decision:
+        """v1 edges: ``max_fusion_size`` on the chain, and I7 for a producer with other users."""
+        chain = candidate.chain_length
+        est = {"chain_length": chain}
+        if chain > MAX_FUSION_SIZE:
+            return Decision(False, f"chain length {chain} > max_fusion_size {MAX_FUSION_SIZE}", est)
+        store, why = realize_on_reuse(candidate.producer)
+        if store:
+            return Decision(False, f"producer {why} (Inductor realizes it)", est)
+        return Decision(True, f"chain length {chain} <= {MAX_FUSION_SIZE}; producer {why}", est)
