@@ -1,10 +1,12 @@
 """Command-line entry points: ``costfuse-opt`` and ``costfuse``.
 
-``costfuse-opt IN.mlir [-o OUT.mlir] --cost-model NAME [model options] [--explain]``
-runs the fusion pass.  Each cost model's dataclass fields become its options
+``costfuse-opt IN.mlir [-o OUT.mlir] [--fusion groups|elementwise] --cost-model NAME [model options] [--explain]``
+runs the fusion pass: kernel groups (the default: docs/groups.md) or v1's
+elementwise producer->consumer fusion.  Each cost model's dataclass fields become its options
 (``Threshold.max_chain_length`` is ``--max-chain-length``), so a new model
-needs no CLI code.  Errors are one line on stderr and a non-zero exit code;
-a traceback means a bug in CostFuse, never in the user's input.
+needs no CLI code (only a help line in :data:`FIELD_HELP`).  Exit codes and
+error lines follow :mod:`costfuse.cli_common`: 1 for the user's input, 2 for a
+bug in CostFuse.
 """
 
 from __future__ import annotations
@@ -12,13 +14,34 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from pathlib import Path
 
+from costfuse.cli_common import (
+    EXIT_BAD_INPUT, EXIT_INTERNAL, ArgumentParser, RawEpilogFormatter, run_command, write_output,
+)
 from costfuse.cost_models import MODELS, CostModel
+from costfuse.cost_models.analytical import TILE_POLICIES
 from costfuse.ir import IRError, load_module, print_module
+from costfuse.targets import TARGETS
 
-EXIT_BAD_INPUT = 1
-EXIT_INTERNAL = 2
+__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "main", "opt_main"]
+
+# One help line per cost-model field (the option it becomes), choices where the field has a fixed set,
+# and the words for a default that is empty.  tests/test_cli_conventions.py checks every field has one.
+FIELD_HELP = {
+    "max_chain_length": "most original generics one fused op may merge",
+    "max_body_ops": "most ops in a fused body",
+    "arch": "GPU target whose constants (bandwidth, registers per thread) the estimate uses",
+    "margin": "fuse only if the fused time is at least this fraction below the parts' time, 0 <= F < 1",
+    "tile_policy": "launch config each kernel is costed at: heuristic = what the lowering picks, "
+                   "wide = the heuristic's XBLOCK grown up to 4x",
+    "model": "model bundle folder (costfuse-train --export) or models:/NAME@ALIAS",
+    "tracking_uri": "MLflow tracking URI for a models:/ --model",
+    "spill_budget": "spill bytes per thread (store + load) a fusion may add",
+    "allow_arch_mismatch": "use a model trained on another arch's labels instead of refusing it",
+}
+FIELD_CHOICES = {"arch": tuple(TARGETS), "tile_policy": TILE_POLICIES}
+EMPTY_DEFAULT = {"model": "the shipped model in costfuse/models/",
+                 "tracking_uri": "$MLFLOW_TRACKING_URI; a models:/ --model with neither fails"}
 
 
 def _model_fields() -> dict[str, dataclasses.Field]:
@@ -36,12 +59,21 @@ def _option(name: str) -> str:
 
 def add_cost_model_arguments(parser: argparse.ArgumentParser) -> None:
     """``--cost-model`` plus every model's fields as options (default: the model's own)."""
-    parser.add_argument("--cost-model", choices=sorted(MODELS), default="threshold", help="default: threshold")
+    parser.add_argument("--cost-model", choices=sorted(MODELS), default="threshold",
+                        help="who decides each fusion; its own options below say 'for NAME' (default threshold)")
     for name, f in _model_fields().items():
         owners = [c.name for c in MODELS.values() if name in {g.name for g in dataclasses.fields(c)}]
         kind = type(f.default) if f.default is not dataclasses.MISSING else str
-        parser.add_argument(_option(name), dest=name, type=kind, default=None,
-                            help=f"for {', '.join(owners)} (default {f.default})")
+        default = EMPTY_DEFAULT.get(name, f.default) if f.default in ("", None) else f.default
+        choices = FIELD_CHOICES.get(name)
+        notes = ([f"one of {', '.join(choices)}"] if choices else []) + ([] if kind is bool else [f"default {default}"])
+        help_text = f"{FIELD_HELP.get(name, 'see docs/cost_models.md')}; for {', '.join(owners)}"
+        help_text += f" ({'; '.join(notes)})" if notes else ""
+        if kind is bool:  # a flag: type=bool would read "--flag False" as True
+            parser.add_argument(_option(name), dest=name, action="store_true", default=None, help=help_text)
+        else:
+            parser.add_argument(_option(name), dest=name, type=kind, default=None, help=help_text,
+                                choices=choices)
 
 
 def cost_model_from_args(args: argparse.Namespace) -> CostModel:
@@ -56,54 +88,97 @@ def cost_model_from_args(args: argparse.Namespace) -> CostModel:
 
 
 def _opt_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="costfuse-opt", description="Fuse linalg.generic ops as a cost model decides.")
+    p = ArgumentParser(prog="costfuse-opt", description="Fuse linalg.generic ops as a cost model decides.",
+                       epilog="Exit status: 0 success, 1 bad input or usage, 2 internal error "
+                              "(COSTFUSE_DEBUG=1 prints its traceback).")
     p.add_argument("input", help="input .mlir file, or - for stdin")
     p.add_argument("-o", "--output", default="-", help="output .mlir file, or - for stdout (default)")
+    p.add_argument("--fusion", choices=FUSIONS, default="groups",
+                   help="groups: form kernel groups (reductions with the ops around them) and outline each into a "
+                        "private function with its launch config; elementwise: v1, fuse elementwise producers into "
+                        "consumers as upstream linalg-fuse-elementwise-ops (one of groups, elementwise; default groups)")
     add_cost_model_arguments(p)
     p.add_argument("--allow-multi-use", action="store_true",
-                   help="also fuse producers with other users (recomputes them); upstream refuses these")
+                   help="--fusion elementwise only: also fuse producers with other users (recomputes them); "
+                        "upstream refuses these")
     p.add_argument("--no-cleanup", action="store_true", help="skip canonicalize,cse after fusion")
     p.add_argument("--explain", action="store_true", help="print one line per decision to stderr")
     return p
 
 
 def opt_main(argv: list[str] | None = None) -> int:
-    args = _opt_parser().parse_args(argv)
     try:
-        model = cost_model_from_args(args)
-        from costfuse.fusion_pass import FusionPass, run_pipeline
+        args = _opt_parser().parse_args(argv)
+    except SystemExit as exc:   # usage errors (exit 1) and --help (exit 0), already printed
+        return int(exc.code or 0)
+    return run_command("costfuse-opt", lambda: _opt(args), bad_input=(IRError, ValueError))
 
-        module = load_module(args.input)
-        fusion = FusionPass(model, allow_multi_use=args.allow_multi_use)
-        decisions = run_pipeline(module, fusion, cleanup=not args.no_cleanup)
-        text = print_module(module)
-    except (IRError, ValueError) as err:
-        print(f"costfuse-opt: error: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except Exception as err:  # a bug in CostFuse: still one line, distinct exit code
-        print(f"costfuse-opt: internal error: {type(err).__name__}: {err}", file=sys.stderr)
-        return EXIT_INTERNAL
+
+FUSIONS = ("groups", "elementwise")
+
+
+def _opt(args: argparse.Namespace) -> int:
+    model = cost_model_from_args(args)
+    if args.fusion == "groups":
+        return _opt_groups(args, model)
+    from costfuse.fusion_pass import FusionPass, run_pipeline
+
+    module = load_module(args.input)
+    fusion = FusionPass(model, allow_multi_use=args.allow_multi_use)
+    decisions = run_pipeline(module, fusion, cleanup=not args.no_cleanup)
+    text = print_module(module)
     if args.explain:
         for d in decisions:
             print(d.line(), file=sys.stderr)
         fused = sum(d.fuse for d in decisions)
         print(f"# {model.name}: {fused} fused, {len(decisions) - fused} not fused, "
               f"{text.count('linalg.generic')} generics left", file=sys.stderr)
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        Path(args.output).write_text(text)
+    write_output(args.output, text)
     return 0
+
+
+def _opt_groups(args: argparse.Namespace, model: CostModel) -> int:
+    if args.allow_multi_use:
+        raise ValueError("--allow-multi-use applies to --fusion elementwise; kernel groups store a value "
+                         "used outside its group")
+    if type(model).best_config is CostModel.best_config:
+        raise ValueError(f"--cost-model {model.name} does not decide kernel groups yet; use --fusion elementwise "
+                         f"or one of: {', '.join(n for n, c in MODELS.items() if c.best_config is not CostModel.best_config)}")
+    from costfuse.group_pass import GroupFusionPass, run_group_pipeline
+
+    module = load_module(args.input)
+    fusion = GroupFusionPass(model)
+    kernels = run_group_pipeline(module, fusion, cleanup=not args.no_cleanup)
+    text = print_module(module)
+    if args.explain:
+        for d in fusion.decisions:
+            print(d.line(), file=sys.stderr)
+        for k in kernels:
+            print(k.line(), file=sys.stderr)
+        print(fusion.summary(kernels), file=sys.stderr)
+    write_output(args.output, text)
+    return 0
+
+
+# ``costfuse COMMAND ...``: each command parses its own options.
+COMMANDS = {"opt": "run the fusion pass (the same as costfuse-opt)",
+            "import-torch": "export a torch.nn.Module to Linalg MLIR"}
+
+
+def _main_parser() -> ArgumentParser:
+    p = ArgumentParser(prog="costfuse", description="CostFuse's commands; `costfuse COMMAND --help` for each.",
+                       epilog="commands:\n" + "\n".join(f"  {n:<14}{h}" for n, h in COMMANDS.items()),
+                       formatter_class=RawEpilogFormatter)
+    p.add_argument("command", choices=tuple(COMMANDS), help="one of: " + ", ".join(COMMANDS))
+    rest = p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the command's own arguments")
+    rest.required = False  # argparse marks a REMAINDER positional required; `costfuse opt` alone is valid
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """``costfuse opt ...`` (= costfuse-opt) and ``costfuse import-torch ...``."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    commands = {"opt": opt_main, "import-torch": _import_torch}
-    if not argv or argv[0] not in commands:
-        print(f"usage: costfuse {{{','.join(commands)}}} ...", file=sys.stderr)
-        return EXIT_BAD_INPUT if argv and argv[0] not in ("-h", "--help") else 0
-    return commands[argv[0]](argv[1:])
+    args = _main_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    return {"opt": opt_main, "import-torch": _import_torch}[args.command](args.args)
 
 
 def _import_torch(argv: list[str]) -> int:

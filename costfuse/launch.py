@@ -103,7 +103,7 @@ def config_space(shape: KernelShape) -> list[KernelLaunch]:
     if shape.pointwise:
         for x in _pow2_upto(min(MAX_POINTWISE_BLOCK, next_pow2(numel(shape)))):
             out += [KernelLaunch("pointwise", x, 1, w) for w in ALLOWED_WARPS if 32 * w <= x]
-        return out
+        return out or [KernelLaunch("pointwise", next_pow2(numel(shape)), 1, 1)]   # fewer elements than a warp
     rfull = next_pow2(shape.n)
     xmax = next_pow2(shape.n_rows)
     for x in _pow2_upto(xmax):

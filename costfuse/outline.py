@@ -41,7 +41,8 @@ def _clone_free_init(v: ir.Value, mapping: dict) -> ir.Value:
 
 
 def _captured(op: ir.Operation) -> list[ir.Value]:
-    """Values a member's body uses that are defined outside the member (scalar constants)."""
+    """Values a member's body uses that are defined outside the member: scalar
+    constants (cloned into the kernel) or tensors a gather reads (arguments)."""
     out, block = [], body(op)
     for inner in block.operations:
         for v in inner.operands:
@@ -56,6 +57,10 @@ def _kernel_io(members: list[ir.Operation]) -> tuple[list[ir.Value], list[ir.Val
     inside = set(members)
     args: list[ir.Value] = []
     for op in members:
+        for v in _captured(op):
+            if getattr(defining_op(v), "name", None) != "arith.constant" and defining_op(v) not in inside \
+                    and v not in args:
+                args.append(v)
         n_in = num_inputs(op)
         for k, v in enumerate(op.operands):
             if defining_op(v) in inside:

@@ -60,8 +60,14 @@ def op_space(op: ir.Operation) -> OpSpace | NotGroupable:
         return NotGroupable("a reduction loop that is not the innermost one")
     if not all(_static_tensor(v) for v in list(op.operands) + list(op.results)):
         return NotGroupable("dynamic or non-tensor shapes")
-    if any(len(o.regions) > 0 for o in body(op).operations):
+    block = body(op)
+    if any(len(o.regions) > 0 for o in block.operations):
         return NotGroupable("a body op with regions")
+    for inner in block.operations:
+        for v in inner.operands:
+            owner = None if isinstance(v.owner, ir.Block) else v.owner.operation
+            if owner is not None and owner.block != block and owner.name != "arith.constant":
+                return NotGroupable(f"its body reads {owner.name} from outside (a gather)")
     maps = indexing_maps(op)
     extents: list[int | None] = [None] * len(kinds)
     for value, amap in zip(op.operands, maps):

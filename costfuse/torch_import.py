@@ -24,6 +24,12 @@ torch-mlir's Linalg backend, as shipped in IREE, leaves unlegalized:
 it needs itself, and core-ATen decomposition is what turns ``squeeze.dim``
 into ``squeeze.dims`` in every ``nn.TransformerEncoderLayer`` variant (torch
 2.13), not just norm_first/gelu as first noted in DESIGN §5.
+
+Training graphs (``--make-fx``): a forward that calls ``torch.autograd.grad``
+or ``torch.func.vjp`` cannot go through ``torch.export``, so
+:func:`trace_with_make_fx` traces it with ``make_fx`` first and the resulting
+``GraphModule`` is exported as above (DESIGN §5).  Integer inputs, such as
+cross-entropy labels, are ``--shape 2048:i64``.
 """
 
 from __future__ import annotations
@@ -37,6 +43,9 @@ import sys
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager, redirect_stderr
 from pathlib import Path
+from typing import NamedTuple
+
+from costfuse.cli_common import ArgumentParser, run_command, write_output
 
 PIPELINE = (
     "builtin.module("
@@ -45,6 +54,7 @@ PIPELINE = (
 )
 
 DTYPES = ("f32", "f16", "bf16", "f64")
+INT_DTYPES = ("i64", "i32")  # for inputs only (--shape 2048:i64): the module itself is cast to a float --dtype
 
 
 class TorchImportError(Exception):
@@ -166,17 +176,86 @@ def _first_line(err: BaseException) -> str:
     return text.splitlines()[0] if text else type(err).__name__
 
 
-def export_program(module, example_inputs: tuple):
-    """``torch.export`` of ``module`` in eval mode, legalized for the Linalg backend."""
+def trace_with_make_fx(module, example_inputs: tuple):
+    """``make_fx`` of ``module`` on fake tensors with the core-ATen decompositions: a ``GraphModule`` that exports.
+
+    ``torch.export`` cannot trace ``torch.autograd.grad``/``torch.func.vjp``
+    (a training graph's backward); ``make_fx`` can.  The decompositions are
+    needed because the Linalg backend has no lowering for the composite ops
+    autograd emits (``native_layer_norm_backward``, ``nll_loss_backward``)
+    nor for ``nll_loss_forward``.  Their decompositions scatter into a
+    constant fill, which :func:`scatter_into_fill_as_where` turns pointwise.
+    """
+    import torch
+    from torch._decomp import core_aten_decompositions
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    try:
+        with torch.enable_grad():
+            traced = make_fx(module, decomposition_table=core_aten_decompositions(), tracing_mode="fake")(*example_inputs)
+    except Exception as err:  # make_fx raises whatever the traced code raises
+        raise TorchImportError(
+            f"make_fx failed for {type(module).__name__}: {type(err).__name__}: {_first_line(err)}"
+        ) from err
+    scatter_into_fill_as_where(traced)
+    return traced
+
+
+def scatter_into_fill_as_where(gm) -> int:
+    """Rewrite, in place, ``scatter(fill, dim, index, value)`` with one index per row as ``where(index == iota, value, fill)``.
+
+    The core-ATen ``nll_loss_backward`` builds cross-entropy's one-hot this
+    way; lowered as is it becomes a ``tm_tensor.scatter`` (not upstream MLIR,
+    and a wall in the middle of the row group).  This is Inductor's
+    ``scatter_upon_const_tensor`` (torch/_inductor/fx_passes/joint_graph.py,
+    torch 2.13), with the same conditions: the scattered value is a scalar, the
+    base a ``full``/``full_like``, and ``index`` has size 1 along ``dim`` and
+    the base's size elsewhere.  Returns how many it rewrote.
+    """
+    import torch
+
+    aten = torch.ops.aten
+    fills = (aten.full.default, aten.full_like.default)  # what core-ATen makes of zeros/zeros_like/full
+    graph, count = gm.graph, 0
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not aten.scatter.value:
+            continue
+        base, dim, index, value = node.args
+        base_val, index_val = base.meta.get("val"), index.meta.get("val")
+        if base.op != "call_function" or base.target not in fills or base_val is None or index_val is None:
+            continue
+        dim %= base_val.dim()
+        want = [1 if d == dim else size for d, size in enumerate(base_val.shape)]
+        if list(index_val.shape) != want or not isinstance(value, (int, float)):
+            continue
+        view_shape = [base_val.shape[dim] if d == dim else 1 for d in range(base_val.dim())]
+        with graph.inserting_before(node):
+            iota = graph.call_function(
+                aten.arange.default, (base_val.shape[dim],), {"dtype": index_val.dtype, "device": index_val.device}
+            )
+            mask = graph.call_function(aten.eq.Tensor, (index, graph.call_function(aten.view.default, (iota, view_shape))))
+            where = graph.call_function(aten.where.ScalarSelf, (mask, value, base))
+        node.replace_all_uses_with(where)
+        graph.erase_node(node)
+        count += 1
+    if count:
+        graph.lint()
+        gm.recompile()
+    return count
+
+
+def export_program(module, example_inputs: tuple, make_fx: bool = False):
+    """``torch.export`` of ``module`` in eval mode (traced by :func:`trace_with_make_fx` first if
+    ``make_fx``), legalized for the Linalg backend."""
     import torch
 
     module.eval()
+    name = type(module).__name__
+    traced = trace_with_make_fx(module, example_inputs) if make_fx else module
     try:
-        program = torch.export.export(module, tuple(example_inputs))
+        program = torch.export.export(traced, tuple(example_inputs))
     except Exception as err:  # torch.export raises many types; all mean "not exportable"
-        raise TorchImportError(
-            f"torch.export failed for {type(module).__name__}: {type(err).__name__}: {_first_line(err)}"
-        ) from err
+        raise TorchImportError(f"torch.export failed for {name}: {type(err).__name__}: {_first_line(err)}") from err
     legalize_exported_program(program)
     return program
 
@@ -190,10 +269,12 @@ def _pipeline_errors(err, name: str) -> str:
     return "; ".join(diags)
 
 
-def import_module(module, example_inputs: tuple, func_name: str = "main") -> str:
+def import_module(module, example_inputs: tuple, func_name: str = "main", make_fx: bool = False) -> str:
     """Linalg-on-tensors MLIR text for ``module(*example_inputs)`` as ``func.func @func_name``.
 
-    Shapes and dtypes are specialised to ``example_inputs``.  Weights are frozen
+    Shapes and dtypes are specialised to ``example_inputs``.  ``make_fx``
+    traces the module with :func:`trace_with_make_fx` before exporting it
+    (training graphs).  Weights are frozen
     into the module as ``dense<...>`` constants (see the module docstring),
     so ``@func_name`` takes exactly the example inputs' tensors.  Raises
     :class:`TorchImportError` naming the step (export, import, lowering) and the
@@ -204,7 +285,7 @@ def import_module(module, example_inputs: tuple, func_name: str = "main") -> str
     from iree.compiler.passmanager import PassManager
 
     name = type(module).__name__
-    program = export_program(module, example_inputs)
+    program = export_program(module, example_inputs, make_fx=make_fx)
     importer = FxImporter(hooks=_inline_weights_hooks())
     try:
         importer.import_frozen_program(program, func_name=func_name)
@@ -232,6 +313,23 @@ def parse_shape(text: str) -> tuple[int, ...]:
     if not dims or any(d <= 0 for d in dims):
         raise argparse.ArgumentTypeError(f"bad shape {text!r}: expected positive ints joined by 'x', e.g. 2x16x32")
     return dims
+
+
+class InputSpec(NamedTuple):
+    """One ``--shape``: the dims, and the input's own dtype (``2048:i64``) or None for the module's ``--dtype``."""
+
+    dims: tuple[int, ...]
+    dtype: str | None = None
+
+
+def parse_input(text: str) -> InputSpec:
+    """``'2x16x32'`` -> dims only; ``'2048:i64'`` -> an integer input; ``argparse.ArgumentTypeError`` otherwise."""
+    shape, sep, dtype = text.partition(":")
+    if sep and dtype not in DTYPES + INT_DTYPES:
+        raise argparse.ArgumentTypeError(
+            f"bad input {text!r}: dtype after ':' must be one of {', '.join(DTYPES + INT_DTYPES)}, e.g. 2048:i64"
+        )
+    return InputSpec(parse_shape(shape), dtype or None)
 
 
 @contextmanager
@@ -315,26 +413,44 @@ def build_module(factory: Callable, seed: int, dtype: str):
 def torch_dtype(dtype: str):
     import torch
 
-    return {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}[dtype]
+    return {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
+            "i64": torch.int64, "i32": torch.int32}[dtype]
 
 
-def example_inputs(shapes: Sequence[tuple[int, ...]], dtype: str, seed: int) -> tuple:
-    """Seeded standard-normal inputs, one per shape (a separate generator, so weights don't shift them)."""
+def example_inputs(shapes: Sequence[tuple[int, ...] | InputSpec], dtype: str, seed: int) -> tuple:
+    """Seeded inputs, one per shape (a separate generator, so weights don't shift them).
+
+    Floats are standard normal in ``dtype`` (or an :class:`InputSpec`'s own
+    float dtype); integers are in ``[0, RANDOM_INT_HIGH)`` as the oracle draws
+    them (:mod:`costfuse.reference`): valid indices for any dim of at least that size.
+    """
     import torch
 
+    from costfuse.reference import RANDOM_INT_HIGH
+
     gen = torch.Generator().manual_seed(seed)
-    return tuple(torch.randn(shape, generator=gen, dtype=torch.float32).to(torch_dtype(dtype)) for shape in shapes)
+
+    def one(spec):
+        dims, own = (spec.dims, spec.dtype) if isinstance(spec, InputSpec) else (tuple(spec), None)
+        if own in INT_DTYPES:
+            return torch.randint(0, RANDOM_INT_HIGH, dims, generator=gen, dtype=torch_dtype(own))
+        return torch.randn(dims, generator=gen, dtype=torch.float32).to(torch_dtype(own or dtype))
+
+    return tuple(one(spec) for spec in shapes)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="costfuse import-torch",
         description="Export a torch.nn.Module (from a factory function) to Linalg-on-tensors MLIR.",
     )
     p.add_argument("target", metavar="MODULE:FACTORY", help="e.g. examples.torch_blocks:layernorm_gelu_mlp or path/to/file.py:make")
-    p.add_argument("--shape", action="append", type=parse_shape, required=True, help="one per input, e.g. 2x16x32")
+    p.add_argument("--shape", action="append", type=parse_input, required=True,
+                   help="one per input, e.g. 2x16x32; an input with its own dtype adds it, e.g. integer labels 2048:i64")
     p.add_argument("--dtype", choices=DTYPES, default="f32", help="dtype of the module and its inputs (default f32)")
     p.add_argument("--seed", type=int, default=0, help="torch seed for the weights and inputs (default 0)")
+    p.add_argument("--make-fx", action="store_true",
+                   help="trace with make_fx first: for a forward calling torch.autograd.grad or torch.func.vjp")
     p.add_argument("--func-name", default="main", help="name of the exported func.func (default main)")
     p.add_argument("-o", "--output", default="-", help="output .mlir file (default stdout)")
     p.add_argument("-v", "--verbose", action="store_true", help="let torch's own warnings and graph dumps through to stderr")
@@ -345,32 +461,26 @@ def cli(argv: Sequence[str] | None = None) -> int:
     """``costfuse import-torch``; returns the exit status, printing one-line errors to stderr.
 
     ``argv`` are the arguments after the subcommand (a leading ``import-torch``
-    is tolerated).  Exit 0 on success, 1 on an import/export/lowering error,
-    2 on bad usage (argparse's convention).
+    is tolerated).  Exit codes as every CostFuse CLI (:mod:`costfuse.cli_common`):
+    0 on success, 1 on bad usage or an import/export/lowering error, 2 on a bug.
     """
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["import-torch"]:
         args_list = args_list[1:]
-    parser = _parser()
     try:
-        args = parser.parse_args(args_list)
-    except SystemExit as exc:  # argparse already printed usage and the error
+        args = _parser().parse_args(args_list)
+    except SystemExit as exc:  # argparse already printed the error (or the help)
         return int(exc.code or 0)
-    try:
+
+    def body() -> int:
         with _quiet_stderr(not args.verbose):
             module = build_module(load_factory(args.target), args.seed, args.dtype)
-            text = import_module(module, example_inputs(args.shape, args.dtype, args.seed), func_name=args.func_name)
-        if args.output == "-":
-            sys.stdout.write(text)
-        else:
-            Path(args.output).write_text(text)
-    except TorchImportError as err:
-        print(f"costfuse import-torch: error: {err}", file=sys.stderr)
-        return 1
-    except OSError as err:
-        print(f"costfuse import-torch: error: cannot write {args.output}: {err.strerror}", file=sys.stderr)
-        return 1
-    return 0
+            inputs = example_inputs(args.shape, args.dtype, args.seed)
+            text = import_module(module, inputs, func_name=args.func_name, make_fx=args.make_fx)
+        write_output(args.output, text)
+        return 0
+
+    return run_command("costfuse import-torch", body, bad_input=(TorchImportError,))
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
 Subcommands: ``generate`` (random programs → labelled Parquet), ``stats``,
 ``profile`` (GPU latency rows) and ``compile`` (lower + compile one module).
-Each lives next to the code it drives; this file only dispatches.  Errors
-are one line on stderr and a non-zero exit code.
+Each lives next to the code it drives; this file only dispatches.  Exit codes
+and error lines follow :mod:`costfuse.cli_common` (1 bad input, 2 a bug).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from costfuse.cli_common import ArgumentParser, run_command
 from costfuse.ir import IRError
 
 
@@ -23,32 +24,26 @@ def _add_profile(sub: argparse._SubParsersAction) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
+    from costfuse.data.cli_compile import add_compile
     from costfuse.data.cli_generate import add_generate, add_stats
 
-    p = argparse.ArgumentParser(prog="costfuse-data", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="command", required=True)
+    p = ArgumentParser(prog="costfuse-data", description="The dataset job: generate, stats, profile, compile.",
+                       epilog="Exit status: 0 success, 1 bad input or usage, 2 internal error "
+                              "(COSTFUSE_DEBUG=1 prints its traceback).")
+    sub = p.add_subparsers(dest="command", required=True, help="`costfuse-data COMMAND --help` for its options")
     add_generate(sub)
     add_stats(sub)
     _add_profile(sub)
-    try:
-        from costfuse.data.cli_compile import add_compile
-    except ImportError:
-        pass
-    else:
-        add_compile(sub)
+    add_compile(sub)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except (IRError, ValueError, RuntimeError, OSError) as err:
-        print(f"costfuse-data {args.command}: error: {err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"costfuse-data {args.command}: interrupted; rerun the same command to resume", file=sys.stderr)
-        return 130
+    # RuntimeError: no CUDA device for `profile`, a compile worker that cannot start.
+    return run_command(f"costfuse-data {args.command}", lambda: args.func(args),
+                       bad_input=(IRError, ValueError, RuntimeError),
+                       interrupted="; rerun the same command to resume")
 
 
 if __name__ == "__main__":

@@ -2,11 +2,16 @@
 
 ``costfuse-data compile IN.mlir --arch sm_90 [--jobs N] [--timeout S] [--json]``
 lowers every ``linalg.generic`` to a Triton kernel, compiles it for the arch
-on the CPU, and prints one row per generic: kernel, config, registers, spill
-bytes, status.  Unsupported generics get a row too (``status=unsupported``
-and the reason), so nothing disappears silently.  Exit status: 0 when the
+on the CPU, and prints one row per generic: kernel, config, mode, HBM bytes,
+registers, spill bytes, status.  A module with kernel functions (``--fusion
+groups``, docs/groups.md) gets one row per kernel function instead, each
+lowered at its own ``costfuse.launch`` (``data.lower_kernel``).  Unsupported
+generics get a row too (``status=unsupported`` and the reason), so nothing
+disappears silently.  Exit status: 0 when the
 table was produced (compile errors and time-outs are labels, not failures),
-2 for unreadable or invalid input.
+1 for unreadable or invalid input (``costfuse-data``'s convention,
+:mod:`costfuse.cli_common`: the ``ValueError``/``IRError`` raised here become
+its one-line error).
 
 :func:`add_compile` registers the subcommand on ``data.cli``'s parser.
 """
@@ -16,7 +21,7 @@ from __future__ import annotations
 import json
 import sys
 
-EXIT_OK, EXIT_BAD_INPUT = 0, 2
+from costfuse.cli_common import EXIT_OK, int_at_least
 
 
 def add_compile(sub) -> None:
@@ -27,7 +32,7 @@ def add_compile(sub) -> None:
                                    "--arch on the CPU (triton.compile + Triton's own ptxas -v log).")
     p.add_argument("input", metavar="IN.mlir", help="MLIR module ('-' for stdin)")
     p.add_argument("--arch", default="sm_90", help="GPU arch: sm_80, sm_90 (default), sm_100")
-    p.add_argument("--jobs", "-j", type=int, default=1, help="parallel compile workers (default 1)")
+    p.add_argument("--jobs", "-j", type=int_at_least(1), default=1, help="parallel compile workers (default 1)")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
                    help=f"seconds per kernel before status=timeout (default {DEFAULT_TIMEOUT_S:g})")
     p.add_argument("--mem-limit-gb", type=float, default=DEFAULT_MEM_LIMIT_GB,
@@ -37,11 +42,6 @@ def add_compile(sub) -> None:
     p.add_argument("--no-cache", action="store_true", help="ignore and do not write the result cache")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per generic")
     p.set_defaults(func=run_compile)
-
-
-def _error(msg) -> int:
-    print(f"costfuse-data compile: error: {msg}", file=sys.stderr)
-    return EXIT_BAD_INPUT
 
 
 def _parse_config(text: str):
@@ -63,18 +63,30 @@ def _describe(kernel) -> str:
     return f"{shape}->{out} {first.elem} {kind} {kernel.body_ops}ops"
 
 
-def run_compile(args) -> int:
-    from costfuse.ir import IRError, load_module
-    from costfuse.data.compile import CompilePool, CompileTask, parse_arch
+def _lower(module, config):
+    """(report, row key, names): every kernel function when the module has any
+    (``data.lower_kernel``, each at its own ``costfuse.launch``), else every generic (v1)."""
     from costfuse.data.lower import lower_module
+    from costfuse.data.lower_kernel import function_name, kernel_functions, lower_kernels
 
-    try:
-        arch = parse_arch(args.arch)
-        config = _parse_config(args.config) if args.config else None
-        module = load_module(args.input)
-        report = lower_module(module, (lambda info: config) if config else None)
-    except (ValueError, IRError) as err:  # bad arch/config, unreadable IR, a config that does not fit
-        return _error(err)
+    funcs = kernel_functions(module)
+    if not funcs:
+        return lower_module(module, (lambda info: config) if config else None), "generic", None
+    if config:
+        raise ValueError("--config sets the config of bare generics; this module has kernel functions, "
+                         "whose costfuse.launch is their config")
+    return lower_kernels(module), "index", [function_name(f) for f in funcs]
+
+
+def run_compile(args) -> int:
+    from costfuse.ir import load_module
+    from costfuse.data.compile import CompilePool, CompileTask, parse_arch
+
+    # A bad arch/config, unreadable IR or a config that does not fit raise ValueError/IRError: exit 1.
+    arch = parse_arch(args.arch)
+    config = _parse_config(args.config) if args.config else None
+    module = load_module(args.input)
+    report, key, names = _lower(module, config)
     tasks = [CompileTask(k.source, k.config, arch) for _, k in report.kernels]
     progress = _progress(len(tasks)) if sys.stderr.isatty() and not args.json else None
     with CompilePool(args.jobs, args.timeout, args.mem_limit_gb or None, cache=not args.no_cache) as pool:
@@ -83,11 +95,13 @@ def run_compile(args) -> int:
         print(file=sys.stderr)
     rows = []
     for (index, kernel), res in zip(report.kernels, results):
-        rows.append({"generic": index, "kernel": _describe(kernel), "config": kernel.config.to_dict(),
+        rows.append({key: index, "kernel": kernel.kernel or _describe(kernel), "config": kernel.config.to_dict(),
+                     "mode": kernel.mode, "hbm_bytes": kernel.hbm_bytes,
                      **{k: v for k, v in res.to_dict().items() if k != "ptxas_log"}, "cached": res.cached})
     for index, err in report.unsupported:
-        rows.append({"generic": index, "kernel": "-", "config": None, "status": "unsupported", "error": str(err)})
-    rows.sort(key=lambda r: r["generic"])
+        rows.append({key: index, "kernel": names[index] if names else "-", "config": None, "status": "unsupported",
+                     "error": str(err)})
+    rows.sort(key=lambda r: r[key])
     if args.json:
         json.dump(rows, sys.stdout, indent=1)
         print()
@@ -109,7 +123,7 @@ def _progress(total: int):
 def print_table(rows: list[dict], arch: int) -> None:
     from costfuse.data.launch_config import LaunchConfig
 
-    header = ["#", "kernel", "config", "regs", "spill st/ld B", "stack B", "time s", "status"]
+    header = ["#", "kernel", "config", "mode", "hbm B", "regs", "spill st/ld B", "stack B", "time s", "status"]
     table = [header]
     for r in rows:
         cfg = LaunchConfig.from_dict(r["config"]).short() if r.get("config") else "-"
@@ -117,7 +131,8 @@ def print_table(rows: list[dict], arch: int) -> None:
         status = r["status"] + (" (cached)" if r.get("cached") else "")
         if r["status"] != "ok" and r.get("error"):
             status += ": " + r["error"].splitlines()[0][:100]
-        table.append([str(r["generic"]), r["kernel"], cfg, _fmt(r.get("regs")), spill, _fmt(r.get("stack_bytes")),
+        table.append([str(r["generic"] if "generic" in r else r["index"]), r["kernel"], cfg, r.get("mode", "-"),
+                      _fmt(r.get("hbm_bytes")), _fmt(r.get("regs")), spill, _fmt(r.get("stack_bytes")),
                       "-" if not r.get("compile_s") else f"{r['compile_s']:.2f}", status])
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     for row in table:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
+from costfuse.cli_common import UsageError, int_at_least
 from costfuse.data.config_sampling import DEFAULT_BOUND_WORDS
 from costfuse.data.families import FAMILIES
 
@@ -13,22 +15,23 @@ def add_generate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate, lower and compile random fusion candidates into a Parquet dataset",
                        description="Resumable: rerun the same command to finish an interrupted job.")
     p.add_argument("--families", default=",".join(FAMILIES), help=f"comma-separated subset of {','.join(FAMILIES)}")
-    p.add_argument("--programs", type=int, default=20, help="programs in all, families round-robin (default 20)")
-    p.add_argument("--seed", type=int, default=0, help="first seed; program i gets seed + i (default 0)")
+    p.add_argument("--programs", type=int_at_least(1), default=20, help="programs in all, families round-robin (default 20)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="first seed; program i gets seed + i, skipped if an earlier program has its content (default 0)")
     p.add_argument("--out", required=True, help="dataset directory (Parquet shards)")
     p.add_argument("--arch", default="sm_90", help="sm_80 | sm_90 | sm_100 (default sm_90)")
-    p.add_argument("--jobs", type=int, default=2, help="parallel compile workers (local executor; default 2)")
+    p.add_argument("--jobs", type=int_at_least(1), default=2, help="parallel compile workers (local executor; default 2)")
     p.add_argument("--executor", choices=["local", "ray"], default="local",
                    help="ray: one task per batch, on RAY_ADDRESS's cluster or a local Ray instance")
-    p.add_argument("--max-groups", type=int, default=4,
+    p.add_argument("--max-groups", type=int_at_least(0), default=4,
                    help="multi-op groups kept per program, besides singletons (default 4)")
-    p.add_argument("--sample-configs", type=int, default=3,
+    p.add_argument("--sample-configs", type=int_at_least(1), default=3,
                    help="configs per fused group: the heuristic plus N-1 sampled (default 3); singletons get 1")
     p.add_argument("--bound-words", type=int, default=DEFAULT_BOUND_WORDS,
                    help=f"sampled configs keep live words x elems/thread <= this (default {DEFAULT_BOUND_WORDS})")
     p.add_argument("--timeout", type=float, default=120.0, help="per-kernel compile timeout, s (default 120)")
     p.add_argument("--mem-limit-gb", type=float, default=8.0, help="per-worker address-space cap (default 8)")
-    p.add_argument("--batch-programs", type=int, default=4, help="programs per shard (default 4)")
+    p.add_argument("--batch-programs", type=int_at_least(1), default=4, help="programs per shard (default 4)")
     p.set_defaults(func=_generate)
 
 
@@ -49,8 +52,12 @@ def _generate(args: argparse.Namespace) -> int:
     spec = JobSpec(families=families, programs=args.programs, seed=args.seed, arch=args.arch,
                    max_groups=args.max_groups, sample_configs=args.sample_configs, bound_words=args.bound_words,
                    timeout_s=args.timeout, mem_limit_gb=args.mem_limit_gb)
-    todo = len(pending_programs(spec, args.out))
-    print(f"{spec.programs - todo} of {spec.programs} programs already in {args.out}; labelling {todo}")
+    repeats = spec.repeats()
+    if repeats:
+        print(f"skipping {len(repeats)} programs that repeat an earlier one: "
+              + ", ".join(f"{pid} (= {kept})" for pid, kept in repeats.items()))
+    programs, todo = len(spec.program_list()), len(pending_programs(spec, args.out))
+    print(f"{programs - todo} of {programs} programs already in {args.out}; labelling {todo}")
     t0 = time.perf_counter()
     if args.executor == "ray":
         rows = run_ray(spec, args.out, args.batch_programs)
@@ -63,5 +70,7 @@ def _generate(args: argparse.Namespace) -> int:
 def _stats(args: argparse.Namespace) -> int:
     from costfuse.data.stats import report
 
+    if not Path(args.dir).is_dir():  # else it would print "no rows" and exit 0, as if the job had produced none
+        raise UsageError(f"{args.dir}: no such dataset directory")
     print(report(args.dir, args.plots))
     return 0

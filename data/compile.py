@@ -147,6 +147,72 @@ def parse_ptxas_log(log: str) -> PtxasStats:
 
 
 # ---------------------------------------------------------------------------
+# The cubin's own resource attributes (the cross-check of the ptxas log)
+
+EIATTR_FRAME_SIZE = 0x11  # per-function stack frame, bytes per thread ("N bytes stack frame")
+EIATTR_REGCOUNT = 0x2F    # per-function registers per thread ("Used N registers")
+_EIFMT_SVAL = 4           # an attribute with a u16 size and that many bytes of payload; others are 4 bytes
+
+
+@dataclass(frozen=True)
+class CubinUsage:
+    """Registers per thread and stack frame bytes per thread of one function, as the cubin records them."""
+
+    regs: int
+    stack_bytes: int
+
+
+def cubin_resource_usage(cubin: bytes) -> dict[str, CubinUsage]:
+    """Per-function registers and stack frame, read from the cubin's ELF ``.nv.info`` section.
+
+    This is what ``cuobjdump --dump-resource-usage`` prints as REG and STACK,
+    read with the standard library alone, so the labels parsed from the ptxas
+    log can be checked against the binary that would run on any machine
+    (spill bytes are not in the cubin; only the log has them).  Each
+    ``EIATTR_REGCOUNT`` / ``EIATTR_FRAME_SIZE`` entry holds a ``.symtab``
+    index and a value.  Raises ``ValueError`` for bytes that are not a
+    little-endian ELF64 cubin with those attributes.
+    """
+    import struct
+
+    if cubin[:6] != b"\x7fELF\x02\x01":
+        raise ValueError("not a cubin: expected a little-endian ELF64 file")
+    try:
+        shoff, = struct.unpack_from("<Q", cubin, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+        sections = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize) for i in range(shnum)]
+
+        def data(sec) -> bytes:
+            return cubin[sec[4]:sec[4] + sec[5]]
+
+        def name(table: bytes, offset: int) -> str:
+            return table[offset:table.index(b"\0", offset)].decode()
+
+        by_name = {name(data(sections[shstrndx]), s[0]): s for s in sections}
+        symtab = by_name[".symtab"]
+        strtab, syms = data(sections[symtab[6]]), data(symtab)
+        info = data(by_name[".nv.info"])
+    except (struct.error, KeyError, IndexError, ValueError) as err:
+        raise ValueError(f"malformed cubin: {type(err).__name__}: {err}") from None
+    values: dict[int, dict[str, int]] = {}
+    i = 0
+    while i + 4 <= len(info):
+        fmt, attr, size = struct.unpack_from("<BBH", info, i)
+        if fmt == _EIFMT_SVAL and attr in (EIATTR_REGCOUNT, EIATTR_FRAME_SIZE) and size == 8:
+            sym, value = struct.unpack_from("<II", info, i + 4)
+            values.setdefault(sym, {})["regs" if attr == EIATTR_REGCOUNT else "stack_bytes"] = value
+        i += 4 + (size if fmt == _EIFMT_SVAL else 0)
+    out = {}
+    for sym, v in values.items():
+        if set(v) != {"regs", "stack_bytes"}:
+            raise ValueError(f"cubin .nv.info gives symbol {sym} only {', '.join(v)}")
+        out[name(strtab, struct.unpack_from("<I", syms, sym * symtab[9])[0])] = CubinUsage(**v)
+    if not out:
+        raise ValueError("cubin .nv.info has no EIATTR_REGCOUNT entry")
+    return out
+
+
+# ---------------------------------------------------------------------------
 # Versions and ids
 
 

@@ -2,9 +2,12 @@
 
 A program is reproducible from ``(family, seed)`` alone: every random choice
 comes from ``random.Random(f"{family}:{seed}")`` and is recorded in
-``params``.  Programs mirror what torch-mlir emits (one generic per aten op,
-broadcast side inputs, reductions initialised by ``linalg.fill``) so that the
-cost model learns on IR like the IR it will judge.
+``params``.  Different seeds can still draw the same program (``act-322`` and
+``act-340`` are one GELU at one shape), so a program is also named by its
+content, :func:`program_hash`, which the dataset job and the training split
+use to keep one copy of each.  Programs mirror what torch-mlir emits (one
+generic per aten op, broadcast side inputs, reductions initialised by
+``linalg.fill``) so that the cost model learns on IR like the IR it will judge.
 
 Families and their parameters (documented in ``data/DATASET.md``):
 
@@ -26,6 +29,7 @@ Sizes run log-uniformly from 2^10 to 2^26 elements (tiny to ~4x the H200's
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from dataclasses import dataclass, field
@@ -70,6 +74,23 @@ class RandomProgram:
     @property
     def program_id(self) -> str:
         return f"{self.family}-{self.seed}"
+
+    @property
+    def content_hash(self) -> str:
+        return program_hash(self.text)
+
+
+def program_hash(text: str) -> str:
+    """The content hash of a generated program: SHA-256 of its MLIR text (16 hex digits).
+
+    The generated text is already canonical, so no MLIR round trip is needed:
+    the builders name SSA values and arguments in build order, print
+    constants in one format, and the function is always ``@main``, so the text
+    names neither the family nor the seed and equal programs print equal.
+    (Checked: over 300 seeds of every family, hashing MLIR's own printout of
+    the parsed text finds exactly the same classes.)
+    """
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def generate(family: str, seed: int) -> RandomProgram:

@@ -8,9 +8,13 @@ shard, atomically.  A restarted job skips the programs whose rows it finds,
 so it finishes with no duplicate and no lost rows.  A kernel whose lowering
 or compile fails becomes a row with that status and the job carries on.
 
-Rows depend only on ``(family, seed)`` and the options, never on ``jobs``,
-the executor or the batch size: labels are deterministic (the timing column
-``compile_s`` and ``created_at`` aside).
+Each program and each kernel is stored once (``data/dedupe.py``): a program
+whose content an earlier program index already has is skipped, and a kernel
+already stored under an earlier program is not stored again.  Shards are
+written in program order (by both executors) so "earlier" is the program
+index.  Rows depend only on ``(family, seed)``, the options and the earlier
+programs, never on ``jobs``, the executor or the batch size: labels are
+deterministic (the timing column ``compile_s`` and ``created_at`` aside).
 """
 
 from __future__ import annotations
@@ -23,13 +27,14 @@ import sys
 from dataclasses import dataclass, field
 
 from costfuse.data.compile import CompilePool, CompileResult, CompileTask, arch_name, parse_arch, ptxas_version, triton_version
+from costfuse.data.dedupe import keep_new_kernels
 from costfuse.data.families import FAMILIES, generate
 from costfuse.data.groups import DEFAULT_MAX_GROUPS, enumerate_groups, fuse_group
 from costfuse.data.config_sampling import DEFAULT_BOUND_WORDS, sample_configs
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.data.lower import analyze, generic_as_function, lower_generic
 from costfuse.data.lower_body import UnsupportedOp
-from costfuse.data.store import done_programs, params_json, write_shard
+from costfuse.data.store import done_programs, params_json, stored_kernels, write_shard
 
 from costfuse.ir import parse_module
 from costfuse.featurize.liveness import body_of, pressure
@@ -51,7 +56,26 @@ class JobSpec:
     command: str = field(default_factory=lambda: shlex.join(["costfuse-data", *sys.argv[1:]]))
 
     def program_list(self) -> list[tuple[str, int]]:
-        """``(family, seed)`` of every program: families round-robin, seeds ``seed, seed+1, ...``."""
+        """``(family, seed)`` of every program: families round-robin, seeds ``seed, seed+1, ...``,
+        less the :meth:`repeats` (so there may be fewer than ``programs``)."""
+        skip = self.repeats()
+        return [(f, s) for f, s in self._drawn() if f"{f}-{s}" not in skip]
+
+    def repeats(self) -> dict[str, str]:
+        """``{program_id: earlier program_id}`` for each drawn program whose content an earlier one has.
+
+        Seeds can draw the same program; the job keeps the lowest program
+        index and skips the others, so no program is stored twice.
+        """
+        first: dict[str, str] = {}
+        repeats = {}
+        for family, seed in self._drawn():
+            prog = generate(family, seed)
+            if first.setdefault(prog.content_hash, prog.program_id) != prog.program_id:
+                repeats[prog.program_id] = first[prog.content_hash]
+        return repeats
+
+    def _drawn(self) -> list[tuple[str, int]]:
         return [(self.families[i % len(self.families)], self.seed + i) for i in range(self.programs)]
 
 
@@ -136,10 +160,8 @@ def label_programs(programs: list[tuple[str, int]], spec: JobSpec, pool: Compile
     todo = [i for i, c in enumerate(cands) if c.source is not None]
     arch = parse_arch(spec.arch)
     tasks = [CompileTask(cands[i].source, cands[i].config, arch) for i in todo]
-    results = pool.run(tasks, on_result=(lambda i, r: on_kernel(r)) if on_kernel else None)
-    rows = [c.row for c in cands if c.source is None]
-    rows += [labelled_row(cands[i], r) for i, r in zip(todo, results)]
-    return rows
+    results = dict(zip(todo, pool.run(tasks, on_result=(lambda i, r: on_kernel(r)) if on_kernel else None)))
+    return [labelled_row(c, results[i]) if i in results else c.row for i, c in enumerate(cands)]  # program order
 
 
 def batches(items: list, size: int) -> list[list]:
@@ -162,6 +184,7 @@ def run_local(spec: JobSpec, out_dir, jobs: int = 1, batch_programs: int = 4, pr
     from tqdm import tqdm
 
     todo = pending_programs(spec, out_dir)
+    seen = stored_kernels(out_dir)
     written = 0
     with CompilePool(jobs, spec.timeout_s, spec.mem_limit_gb) as pool, \
             tqdm(total=len(todo), unit="program", disable=not progress, dynamic_ncols=True) as bar:
@@ -173,11 +196,17 @@ def run_local(spec: JobSpec, out_dir, jobs: int = 1, batch_programs: int = 4, pr
             bar.set_postfix(kernels=stats["kernels"], spilling=stats["spilling"], refresh=False)
 
         for batch in batches(todo, batch_programs):
-            rows = label_programs(batch, spec, pool, tick)
-            write_shard(out_dir, shard_name(batch), rows)
-            written += len(rows)
+            written += _write_batch(out_dir, batch, label_programs(batch, spec, pool, tick), seen)
             bar.update(len(batch))
     return written
+
+
+def _write_batch(out_dir, batch: list[tuple[str, int]], rows: list[dict], seen: set[str]) -> int:
+    """Store the batch's rows less the kernels already stored (``seen``, updated); return rows written."""
+    rows = keep_new_kernels(rows, seen)
+    if rows:
+        write_shard(out_dir, shard_name(batch), rows)
+    return len(rows)
 
 
 def run_ray(spec: JobSpec, out_dir, batch_programs: int = 4, progress: bool = True) -> int:
@@ -193,13 +222,12 @@ def run_ray(spec: JobSpec, out_dir, batch_programs: int = 4, progress: bool = Tr
             return batch, label_programs(batch, spec, pool)
 
     todo = pending_programs(spec, out_dir)
+    seen = stored_kernels(out_dir)
     futures = [label_batch.remote(b) for b in batches(todo, batch_programs)]
     written = 0
     with tqdm(total=len(todo), unit="program", disable=not progress, dynamic_ncols=True) as bar:
-        while futures:
-            ready, futures = ray.wait(futures, num_returns=1)
-            batch, rows = ray.get(ready[0])
-            write_shard(out_dir, shard_name(batch), rows)
-            written += len(rows)
+        for future in futures:  # in batch order, so a shared kernel is kept under its first program
+            batch, rows = ray.get(future)
+            written += _write_batch(out_dir, batch, rows, seen)
             bar.update(len(batch))
     return written

@@ -39,8 +39,9 @@ from costfuse.data.lower_body import HELPERS, BodyEmitter, UnsupportedOp, Val, t
 from costfuse.data.lower_reduction import COMBINERS, acc_type, emit_reductions, final_value, match_reductions
 
 __all__ = [
-    "COMBINERS", "GenericInfo", "LoweredKernel", "LoweringReport", "TensorArg", "UnsupportedOp",
-    "analyze", "generic_as_function", "generics_of", "lower_generic", "lower_module",
+    "COMBINERS", "GenericInfo", "IndexSpace", "LoweredKernel", "LoweringReport", "TensorArg", "UnsupportedOp",
+    "analyze", "generic_as_function", "generics_of", "lower_generic", "lower_module", "render_source", "tensor_arg",
+    "tensor_bytes",
 ]
 
 KERNEL_NAME = "kernel"
@@ -99,6 +100,12 @@ def _prod(xs) -> int:
     return p
 
 
+def tensor_bytes(arg: TensorArg) -> int:
+    """Bytes of ``arg``'s whole tensor in memory (i1 as one byte), the unit of
+    ``hbm_bytes``; the same rule as :class:`costfuse.kernel.KernelShape`."""
+    return _prod(arg.shape) * max(8, ELEM_TYPES[arg.elem].bits) // 8
+
+
 def _as_generic(op) -> ir.OpView:
     operation = op.operation if hasattr(op, "operation") else op
     if operation.name != "linalg.generic":
@@ -106,7 +113,7 @@ def _as_generic(op) -> ir.OpView:
     return operation.opview
 
 
-def _tensor_arg(name: str, value: ir.Value, amap: ir.AffineMap) -> TensorArg:
+def tensor_arg(name: str, value: ir.Value, amap: ir.AffineMap) -> TensorArg:
     t = value.type
     if not isinstance(t, ir.RankedTensorType):
         raise UnsupportedOp("linalg.generic", f"operand {name} has type {t}; only ranked tensors are lowered")
@@ -139,8 +146,8 @@ def analyze(op) -> GenericInfo:
     g = _as_generic(op)
     maps = [ir.AffineMapAttr(a).value for a in g.indexing_maps]
     iterators = tuple("reduction" if "reduction" in str(t) else "parallel" for t in g.iterator_types)
-    ins = tuple(_tensor_arg(f"in_ptr{i}", v, maps[i]) for i, v in enumerate(g.inputs))
-    outs = tuple(_tensor_arg(f"out_ptr{j}", v, maps[len(ins) + j]) for j, v in enumerate(g.outputs))
+    ins = tuple(tensor_arg(f"in_ptr{i}", v, maps[i]) for i, v in enumerate(g.inputs))
+    outs = tuple(tensor_arg(f"out_ptr{j}", v, maps[len(ins) + j]) for j, v in enumerate(g.outputs))
     if not outs:
         raise UnsupportedOp("linalg.generic", "has no outputs")
     extents: list[int | None] = [None] * len(iterators)
@@ -193,6 +200,9 @@ class LoweredKernel:
     reduction: bool          # a reduction kernel (it takes an RBLOCK constexpr)
     notes: tuple[str, ...] = ()
     name: str = KERNEL_NAME
+    kernel: str = ""         # the kernel function's name (``data.lower_kernel``); "" for a bare generic
+    mode: str = ""           # pointwise | persistent | looped
+    hbm_bytes: int = 0       # bytes its loads and stores move (docs/groups.md, "HBM bytes")
 
     @property
     def signature(self) -> dict[str, str]:
@@ -222,20 +232,18 @@ def kernel_signature(inputs, outputs, has_rblock: bool) -> dict[str, str]:
 # Code generation
 
 
-class _Codegen:
-    """Builds the kernel body for one (generic, config) pair."""
+class IndexSpace:
+    """Index and offset code over one loop space (``info``'s extents and
+    iterator kinds): x (parallel) and r (reduction) indices, the partial
+    indices operands need, and the load/store expressions of an operand.
+    :class:`_Codegen` uses it for one generic; ``data.lower_kernel`` for the
+    common loops of a kernel function's members."""
 
-    def __init__(self, op, info: GenericInfo, config: LaunchConfig):
-        self.g = _as_generic(op)
+    def __init__(self, info: GenericInfo, unit: str):
         self.info = info
-        self.config = config
-        self.reduction = bool(info.reduction)
-        self.persistent = config.is_persistent(info.rnumel)
-        self.n_in = len(info.inputs)
+        self.unit = unit
         self.xzero_needed = False
-        self.unit = "[1, 1]" if self.reduction else "[1]"
         self.index_lines: dict[str, dict[str, str]] = {"x": {}, "r": {}}
-        self.emitter = BodyEmitter(self.g.regions[0].blocks[0], self._load, self._index, self.unit)
 
     # -- indices ----------------------------------------------------------------
 
@@ -286,7 +294,7 @@ class _Codegen:
     def index_setup(self, kind: str) -> list[str]:
         return [f"{name} = {expr}" for name, expr in self.index_lines[kind].items()]
 
-    def _offset(self, arg: TensorArg) -> tuple[str, bool, bool]:
+    def offset(self, arg: TensorArg) -> tuple[str, bool, bool]:
         """(offset expression, uses x dims, uses r dims) of ``arg``'s element."""
         strides, s = [], 1
         for size in reversed(arg.shape):
@@ -318,10 +326,45 @@ class _Codegen:
             terms.append(str(const))
         return " + ".join(terms), "x" in uses, "r" in uses
 
-    def _index(self, d: int) -> Val:
+    def index_expr(self, d: int) -> tuple[str, bool]:
+        """(int64 index tile of loop dim ``d``, whether it varies along r)."""
         var = self._var(d)
         rdep = self.info.iterators[d] == "reduction" and var is not None
-        expr = f"tl.full({self.unit}, 0, tl.int64)" if var is None else f"{var}.to(tl.int64)"
+        return (f"tl.full({self.unit}, 0, tl.int64)" if var is None else f"{var}.to(tl.int64)"), rdep
+
+    def load_expr(self, arg: TensorArg) -> tuple[str, bool]:
+        """(masked load of ``arg``'s element at the current tile, whether it varies along r)."""
+        offset, uses_x, uses_r = self.offset(arg)
+        if not (uses_r or uses_x):
+            # A constant offset is always in bounds: one scalar load, broadcast
+            # (as Inductor does) to a one-element tile.
+            return f"tl.broadcast_to(tl.load({arg.name} + ({offset})), {self.unit})", False
+        mask = "xmask & rmask" if uses_r else "xmask"
+        return f"tl.load({arg.name} + ({offset}), mask={mask})", uses_r
+
+    def store_offset(self, arg: TensorArg) -> str:
+        offset, uses_x, _ = self.offset(arg)
+        if not uses_x:
+            self.xzero_needed = True
+            return f"xzero + {offset}"
+        return offset
+
+
+class _Codegen(IndexSpace):
+    """Builds the kernel body for one (generic, config) pair."""
+
+    def __init__(self, op, info: GenericInfo, config: LaunchConfig):
+        super().__init__(info, "[1, 1]" if info.reduction else "[1]")
+        self.g = _as_generic(op)
+        self.config = config
+        self.reduction = bool(info.reduction)
+        self.persistent = config.is_persistent(info.rnumel)
+        self.n_in = len(info.inputs)
+        self.loaded: set[int] = set()  # operands the kernel reads from memory (for hbm_bytes)
+        self.emitter = BodyEmitter(self.g.regions[0].blocks[0], self._load, self._index, self.unit)
+
+    def _index(self, d: int) -> Val:
+        expr, rdep = self.index_expr(d)
         return self.emitter.emit(expr, "index", rdep)
 
     # -- memory -------------------------------------------------------------------
@@ -330,21 +373,16 @@ class _Codegen:
         return self.info.inputs[i] if i < self.n_in else self.info.outputs[i - self.n_in]
 
     def _load(self, i: int) -> Val:
-        arg = self._arg(i)
-        offset, uses_x, uses_r = self._offset(arg)
-        if not (uses_r or uses_x):
-            # A constant offset is always in bounds: one scalar load, broadcast
-            # (as Inductor does) to a one-element tile.
-            return self.emitter.emit(f"tl.broadcast_to(tl.load({arg.name} + ({offset})), {self.unit})", arg.elem, False)
-        mask = "xmask & rmask" if uses_r else "xmask"
-        return self.emitter.emit(f"tl.load({arg.name} + ({offset}), mask={mask})", arg.elem, uses_r)
+        self.loaded.add(i)
+        expr, rdep = self.load_expr(self._arg(i))
+        return self.emitter.emit(expr, self._arg(i).elem, rdep)
 
-    def _store_offset(self, arg: TensorArg) -> str:
-        offset, uses_x, _ = self._offset(arg)
-        if not uses_x:
-            self.xzero_needed = True
-            return f"xzero + {offset}"
-        return offset
+    def hbm_bytes(self) -> int:
+        """Bytes the kernel moves in its one pass: every operand it loads (a
+        reduction also loads each output's initial value), every output once."""
+        read = set(self.loaded) | ({self.n_in + j for j in range(len(self.info.outputs))} if self.reduction else set())
+        return (sum(tensor_bytes(self._arg(i)) for i in read)
+                + sum(tensor_bytes(o) for o in self.info.outputs))
 
     # -- kernel -------------------------------------------------------------------
 
@@ -369,7 +407,7 @@ class _Codegen:
         stores = []
         for out, v in zip(self.info.outputs, yield_op.operands):
             val = self.emitter.value(v, "linalg.yield")
-            stores.append(f"tl.store({out.name} + ({self._store_offset(out)}), {val.expr}, mask=xmask)")
+            stores.append(f"tl.store({out.name} + ({self.store_offset(out)}), {val.expr}, mask=xmask)")
         lines = self._header("")
         if self.xzero_needed:
             lines.append("xzero = tl.full([XBLOCK], 0, tl.int32)")
@@ -384,7 +422,7 @@ class _Codegen:
         code = emit_reductions(slots, values, out_types, self.persistent)
         outer = [ln for rdep, ln in em.lines if not rdep]
         inner = [ln for rdep, ln in em.lines if rdep]
-        offsets = [self._store_offset(o) for o in self.info.outputs]  # before the header: may add x indices
+        offsets = [self.store_offset(o) for o in self.info.outputs]  # before the header: may add x indices
         r_setup = self.index_setup("r")
         rn = self.info.rnumel
         lines = self._header("[:, None]")
@@ -413,7 +451,7 @@ class _Codegen:
 
 
 _FILE_TEMPLATE = '''\
-# Generated by CostFuse (data/lower.py) from one linalg.generic.  Do not edit.
+# Generated by CostFuse {origin}.  Do not edit.
 # Self-contained: needs only triton (and torch tensors to launch it).
 #
 {ir_comment}
@@ -425,8 +463,7 @@ SIGNATURE = {signature!r}
 CONFIG = {config!r}
 XNUMEL = {xnumel}
 RNUMEL = {rnumel}
-# (parameter, shape, torch dtype name); outputs are read-modify-write: fill
-# them with the generic's `outs` values before launching.
+{outputs_note}
 INPUTS = {inputs!r}
 OUTPUTS = {outputs!r}
 
@@ -447,20 +484,33 @@ def {name}({params}):
 '''
 
 
-def _render(info: GenericInfo, config: LaunchConfig, body: list[str], helpers: set[str], has_rblock: bool) -> str:
-    params = [a.name for a in (*info.inputs, *info.outputs)] + ["XBLOCK: tl.constexpr"]
+_GENERIC_ORIGIN = "(data/lower.py) from one linalg.generic"
+_GENERIC_OUTPUTS_NOTE = ("# (parameter, shape, torch dtype name); outputs are read-modify-write: fill\n"
+                         "# them with the generic's `outs` values before launching.")
+
+
+def render_source(ir_text: str, inputs, outputs, config: LaunchConfig, xnumel: int, rnumel: int, body: list[str],
+                  helpers: set[str], has_rblock: bool, origin: str = _GENERIC_ORIGIN,
+                  outputs_note: str = _GENERIC_OUTPUTS_NOTE) -> str:
+    """The self-contained kernel file: ``ir_text`` as a comment, the metadata
+    (``SIGNATURE``, ``CONFIG``, ``INPUTS``/``OUTPUTS``), ``launch`` and the
+    kernel.  ``origin`` and ``outputs_note`` are the header lines that say
+    what it was lowered from and how its outputs are passed."""
+    params = [a.name for a in (*inputs, *outputs)] + ["XBLOCK: tl.constexpr"]
     if has_rblock:
         params.append("RBLOCK: tl.constexpr")
-    ir_comment = "\n".join("# " + ln if ln else "#" for ln in info.ir.splitlines())
+    ir_comment = "\n".join("# " + ln if ln else "#" for ln in ir_text.splitlines())
     return _FILE_TEMPLATE.format(
+        origin=origin,
+        outputs_note=outputs_note,
         ir_comment=ir_comment,
         name=KERNEL_NAME,
-        signature=kernel_signature(info.inputs, info.outputs, has_rblock),
+        signature=kernel_signature(inputs, outputs, has_rblock),
         config=config.to_dict(),
-        xnumel=info.xnumel,
-        rnumel=info.rnumel,
-        inputs=[(a.name, a.shape, ELEM_TYPES[a.elem].torch) for a in info.inputs],
-        outputs=[(a.name, a.shape, ELEM_TYPES[a.elem].torch) for a in info.outputs],
+        xnumel=xnumel,
+        rnumel=rnumel,
+        inputs=[(a.name, a.shape, ELEM_TYPES[a.elem].torch) for a in inputs],
+        outputs=[(a.name, a.shape, ELEM_TYPES[a.elem].torch) for a in outputs],
         helpers="".join(HELPERS[h] + "\n\n" for h in sorted(helpers)),
         params=", ".join(params),
         body="\n".join("    " + ln for ln in body),
@@ -482,10 +532,13 @@ def lower_generic(op, config: LaunchConfig | None = None) -> LoweredKernel:
         raise ValueError(f"pointwise kernel takes RBLOCK=1, got {config.RBLOCK}")
     cg = _Codegen(op, info, config)
     body = cg.body()
-    source = _render(info, config, body, cg.emitter.helpers, reduction)
+    source = render_source(info.ir, info.inputs, info.outputs, config, info.xnumel, info.rnumel, body,
+                           cg.emitter.helpers, reduction)
     n_ops = sum(1 for o in cg.g.regions[0].blocks[0].operations if o.operation.name != "linalg.yield")
+    mode = "looped" if reduction and not cg.persistent else "persistent" if reduction else "pointwise"
     return LoweredKernel(source, config, info.inputs, info.outputs, info.xnumel, info.rnumel if reduction else 1,
-                         info.ir, n_ops, reduction, tuple(dict.fromkeys(cg.emitter.notes)))
+                         info.ir, n_ops, reduction, tuple(dict.fromkeys(cg.emitter.notes)),
+                         mode=mode, hbm_bytes=cg.hbm_bytes())
 
 
 # ---------------------------------------------------------------------------
@@ -513,10 +566,12 @@ def generics_of(module: ir.Module) -> list[ir.OpView]:
 class LoweringReport:
     """Result of lowering every generic of a module: ``kernels`` holds
     ``(index, LoweredKernel)``, ``unsupported`` ``(index, UnsupportedOp)``, where
-    ``index`` is the generic's position in :func:`generics_of` order."""
+    ``index`` is the generic's position in :func:`generics_of` order (or the
+    kernel function's, for ``data.lower_kernel.lower_kernels``: ``what`` says which)."""
 
     kernels: list[tuple[int, LoweredKernel]] = field(default_factory=list)
     unsupported: list[tuple[int, UnsupportedOp]] = field(default_factory=list)
+    what: str = "generics"
 
     @property
     def total(self) -> int:
@@ -526,7 +581,7 @@ class LoweringReport:
         reasons: dict[str, int] = {}
         for _, err in self.unsupported:
             reasons[str(err)] = reasons.get(str(err), 0) + 1
-        lines = [f"{len(self.kernels)}/{self.total} generics lowered, {len(self.unsupported)} unsupported"]
+        lines = [f"{len(self.kernels)}/{self.total} {self.what} lowered, {len(self.unsupported)} unsupported"]
         lines += [f"  {n} x {r}" for r, n in sorted(reasons.items(), key=lambda kv: -kv[1])]
         return "\n".join(lines)
 

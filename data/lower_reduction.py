@@ -208,10 +208,11 @@ class ReductionCode:
     finish: list[str]
 
 
-def emit_reductions(slots: list[ReductionSlot], values: dict[int, Val], out_types: list[str], persistent: bool
-                    ) -> ReductionCode:
+def emit_reductions(slots: list[ReductionSlot], values: dict[int, Val], out_types: list[str], persistent: bool,
+                    tag: str = "") -> ReductionCode:
     """Code for every slot; ``values[j]`` is slot ``j``'s reduced value (for
-    arg slots, the index)."""
+    arg slots, the index).  ``tag`` goes into every name (``acc{tag}{j}``,
+    ``red{tag}{j}``), so several reducing generics can share one kernel."""
     code = ReductionCode([], [], [])
     mask = "xmask & rmask"
     for s in slots:
@@ -228,12 +229,12 @@ def emit_reductions(slots: list[ReductionSlot], values: dict[int, Val], out_type
         masked = f"tl.where({mask}, {expr}, {ident})"
         arg = next((a for a in slots if a.arg_of == j), None)
         if arg is None and persistent:
-            code.finish.append(f"red{j} = {comb.reduce(masked)}[:, None]")
+            code.finish.append(f"red{tag}{j} = {comb.reduce(masked)}[:, None]")
             continue
         if arg is None:
-            code.init.append(f"acc{j} = tl.full([XBLOCK, RBLOCK], {ident}, {tl_type(at)})")
-            code.step.append(f"acc{j} = {comb.update.format(a=f'acc{j}', b=masked)}")
-            code.finish.append(f"red{j} = {comb.reduce(f'acc{j}')}[:, None]")
+            code.init.append(f"acc{tag}{j} = tl.full([XBLOCK, RBLOCK], {ident}, {tl_type(at)})")
+            code.step.append(f"acc{tag}{j} = {comb.update.format(a=f'acc{tag}{j}', b=masked)}")
+            code.finish.append(f"red{tag}{j} = {comb.reduce(f'acc{tag}{j}')}[:, None]")
             continue
         # arg-max/min pair: per-lane best value and its first index, then the
         # smallest index among lanes holding the row's best value.
@@ -242,25 +243,25 @@ def emit_reductions(slots: list[ReductionSlot], values: dict[int, Val], out_type
         better = ">" if s.combiner == "arith.maximumf" else "<"
         idx = values[i].expr
         if persistent:
-            code.step += [f"acc{j} = {masked}", f"acc{i} = tl.where({mask}, {idx}, {big})"]
+            code.step += [f"acc{tag}{j} = {masked}", f"acc{tag}{i} = tl.where({mask}, {idx}, {big})"]
         else:
-            code.init += [f"acc{j} = tl.full([XBLOCK, RBLOCK], {ident}, {tl_type(at)})",
-                          f"acc{i} = tl.full([XBLOCK, RBLOCK], {big}, {tl_type(it)})"]
-            code.step += [f"cand{j} = {masked}",
-                          f"acc{i} = tl.where(cand{j} {better} acc{j}, {idx}, acc{i})",
-                          f"acc{j} = {comb.update.format(a=f'acc{j}', b=f'cand{j}')}"]
-        code.finish += [f"red{j} = {comb.reduce(f'acc{j}')}[:, None]",
-                        f"red{i} = {_MIN_INDEX.reduce(f'tl.where(acc{j} == red{j}, acc{i}, {big})')}[:, None]"]
+            code.init += [f"acc{tag}{j} = tl.full([XBLOCK, RBLOCK], {ident}, {tl_type(at)})",
+                          f"acc{tag}{i} = tl.full([XBLOCK, RBLOCK], {big}, {tl_type(it)})"]
+            code.step += [f"cand{tag}{j} = {masked}",
+                          f"acc{tag}{i} = tl.where(cand{tag}{j} {better} acc{tag}{j}, {idx}, acc{tag}{i})",
+                          f"acc{tag}{j} = {comb.update.format(a=f'acc{tag}{j}', b=f'cand{tag}{j}')}"]
+        first = _MIN_INDEX.reduce(f"tl.where(acc{tag}{j} == red{tag}{j}, acc{tag}{i}, {big})")
+        code.finish += [f"red{tag}{j} = {comb.reduce(f'acc{tag}{j}')}[:, None]", f"red{tag}{i} = {first}[:, None]"]
     return code
 
 
-def final_value(s: ReductionSlot, slots: list[ReductionSlot], out_types: list[str]) -> str:
-    """Expression of output ``s.out``'s final value from ``init{j}`` and ``red{j}``
-    (``init{j}`` is already in the accumulator type)."""
+def final_value(s: ReductionSlot, slots: list[ReductionSlot], out_types: list[str], tag: str = "") -> str:
+    """Expression of output ``s.out``'s final value from ``init{tag}{j}`` and ``red{tag}{j}``
+    (``init{tag}{j}`` is already in the accumulator type)."""
     j, t = s.out, out_types[s.out]
     if s.arg_of is not None:
         v = s.arg_of
         better = ">" if slots[v].combiner == "arith.maximumf" else "<"
-        return f"tl.where(red{v} {better} init{v}, red{j}, init{j})"
-    res = COMBINERS[s.combiner].update.format(a=f"init{j}", b=f"red{j}")
+        return f"tl.where(red{tag}{v} {better} init{tag}{v}, red{tag}{j}, init{tag}{j})"
+    res = COMBINERS[s.combiner].update.format(a=f"init{tag}{j}", b=f"red{tag}{j}")
     return f"({res}).to({tl_type(t)})" if acc_type(t) != t else res

@@ -174,8 +174,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="where latency rows go (Parquet)")
     p.add_argument("--programs", type=int, default=None, help="only the first N programs (whole programs)")
     p.add_argument("--batch", type=int, default=64, help="kernels per output shard (default 64)")
-    p.add_argument("--warmup-ms", type=int, default=DEFAULT_WARMUP_MS)
-    p.add_argument("--rep-ms", type=int, default=DEFAULT_REP_MS)
+    p.add_argument("--warmup-ms", type=int, default=DEFAULT_WARMUP_MS,
+                   help=f"do_bench warm-up time per kernel, ms (default {DEFAULT_WARMUP_MS})")
+    p.add_argument("--rep-ms", type=int, default=DEFAULT_REP_MS,
+                   help=f"do_bench timed repetitions per kernel, ms; the median is kept (default {DEFAULT_REP_MS})")
     p.add_argument("--dry-run", action="store_true", help="read, key, load and write, but touch no GPU")
 
 

@@ -34,8 +34,60 @@ def summarize(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return {"families": pd.concat([per_family, total]), "status": status, "spill_rate_by_config": by_config}
 
 
+PLOTS = {  # file stem -> (column, title, spilling kernels only)
+    "regs": ("regs", "registers per thread (ptxas)", False),
+    "spill_bytes": ("spill_store_bytes", "spill store bytes per thread (ptxas, spilling kernels only)", True),
+}
+
+
+def family_panels(ok: pd.DataFrame, col: str, title: str, positive_only: bool):
+    """A figure with one histogram panel per family: its own y-scale, its count in the title.
+
+    Why panels: overlaid on one axis (log y, 30 bins per family) a family with
+    five spilling kernels disappeared under one with a thousand.  Bins are
+    shared across panels so the x positions compare (log-spaced for spill
+    bytes, which span 8 B to tens of KB); a family with nothing to show gets a
+    panel saying so rather than no panel.  ``ok``: compiled rows only.
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.ticker import MaxNLocator
+
+    families = sorted(ok.family.unique())
+    ncols = min(3, max(1, len(families)))
+    nrows = -(-max(1, len(families)) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.5 * nrows), squeeze=False)
+    shown = ok[col].dropna()
+    shown = shown[shown > 0] if positive_only else shown
+    lo, hi = (float(shown.min()), float(shown.max())) if len(shown) else (1.0, 2.0)
+    if positive_only:
+        bins = np.geomspace(lo, hi, 25) if hi > lo else np.array([lo / 1.5, lo * 1.5])
+    else:
+        bins = np.histogram_bin_edges(shown, bins=30) if hi > lo else np.array([lo - 0.5, lo + 0.5])
+    for i, (ax, fam) in enumerate(zip(axes.flat, families)):
+        part = ok.loc[ok.family == fam, col].dropna()
+        values = part[part > 0] if positive_only else part
+        count = f"{len(values)} of {len(part)}" if positive_only else f"{len(values)}"
+        ax.set_title(f"{fam}: {count} kernels", fontsize=9)
+        if len(values):
+            ax.hist(values, bins=bins, color=f"C{i % 10}")
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        else:
+            ax.text(0.5, 0.5, "none", ha="center", va="center", transform=ax.transAxes)
+        if positive_only:
+            ax.set_xscale("log")
+        ax.tick_params(labelsize=7)
+    for ax in axes.flat[len(families):]:
+        fig.delaxes(ax)
+    fig.suptitle(title, fontsize=10)
+    fig.supxlabel(col, fontsize=9)
+    fig.supylabel("kernels", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 def histograms(df: pd.DataFrame, out_dir: str | Path) -> list[Path]:
-    """``regs.png`` and ``spill_bytes.png`` per family; returns the paths written."""
+    """``regs.png`` and ``spill_bytes.png``, one panel per family (:func:`family_panels`); returns the paths."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -45,19 +97,9 @@ def histograms(df: pd.DataFrame, out_dir: str | Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     ok = df[df.status == "ok"]
     paths = []
-    for col, title, log in [("regs", "registers per thread (ptxas)", False),
-                            ("spill_store_bytes", "spill store bytes per thread (ptxas, > 0 only)", True)]:
-        fig, ax = plt.subplots(figsize=(7, 4))
-        for fam, part in ok.groupby("family"):
-            values = part[col][part[col] > 0] if log else part[col]
-            if len(values):
-                ax.hist(values, bins=30, alpha=0.5, label=f"{fam} ({len(values)})", log=log)
-        ax.set_title(title)
-        ax.set_xlabel(col)
-        ax.set_ylabel("kernels")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        path = out_dir / f"{'spill_bytes' if log else col}.png"
+    for stem, (col, title, positive_only) in PLOTS.items():
+        fig = family_panels(ok, col, title, positive_only)
+        path = out_dir / f"{stem}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
         paths.append(path)

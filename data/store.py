@@ -124,10 +124,19 @@ def read_dataset(directory: str | os.PathLike):
 
 def done_programs(directory: str | os.PathLike) -> set[str]:
     """Programs whose rows are already stored (the unit of resume)."""
-    done: set[str] = set()
+    return _stored(directory, "program_id")
+
+
+def stored_kernels(directory: str | os.PathLike) -> set[str]:
+    """Kernel ids already stored: the job stores each kernel once (``data/dedupe.py``)."""
+    return _stored(directory, "kernel_id")
+
+
+def _stored(directory: str | os.PathLike, column: str) -> set[str]:
+    values: set[str] = set()
     for p in shards(directory):
-        done |= set(pq.read_table(p, columns=["program_id"]).column("program_id").to_pylist())
-    return done
+        values |= set(pq.read_table(p, columns=[column]).column(column).to_pylist())
+    return values
 
 
 def params_json(params: dict) -> str:

@@ -51,9 +51,12 @@ def tolerance_for_generic(op, rnumel: int):
 
 
 def verify_generic(op, config: LaunchConfig | None = None, seed: int = 0, rtol: float | None = None,
-                   atol: float | None = None, kernel_dir=None) -> None:
+                   atol: float | None = None, kernel_dir=None, args: list | None = None) -> None:
     """Raise ``AssertionError`` if the Triton kernel of ``op`` disagrees with IREE.
 
+    Both run on ``args`` (the generic's operands, inputs then output inits)
+    when given -- a test that needs rows of one sign or an init of -inf picks
+    them -- else on seeded random operands.
     Tolerances default to :func:`tolerance_for_generic`; integer outputs of
     integer-only generics must match exactly.  :class:`UnsupportedOp`
     propagates; :class:`costfuse.ir.IRError` means the reference could not
@@ -64,7 +67,7 @@ def verify_generic(op, config: LaunchConfig | None = None, seed: int = 0, rtol: 
 
     kernel = lower_generic(op, config)
     text = generic_as_function(op, FUNCTION)
-    args = random_inputs(text, FUNCTION, seed)
+    args = random_inputs(text, FUNCTION, seed) if args is None else args
     expected = run_mlir(text, FUNCTION, args)
     actual = run_interpreted(kernel.source, args, kernel_dir)
     tol = tolerance_for_generic(op, kernel.rnumel)

@@ -23,19 +23,26 @@ three standalone generics (fused, producer, consumer).
   agreement (cached labels allowed: the answer is the same).
   ptxas's answer: fuse iff the fused kernel spills no more than the
   ``--spill-budget`` (0 bytes) plus what its parts spill.
+* **Agreement, honestly**: fusing is almost always safe, so agreement is
+  reported beside the always-fuse and never-fuse baselines, with balanced
+  accuracy, and the goals are on the *spilling candidates* (ptxas says keep):
+  recall >= 0.95 and precision >= 0.8 (``decision_metrics.py``).
+* **Prediction cost per call**: one row through the spill head with
+  ``Booster.inplace_predict`` and with the NumPy trees
+  (``costfuse/cost_models/forest.py``), and a batch just above
+  ``SMALL_BATCH``: the figures ``forest.py`` and ``learned.py`` point to.
 * **The whole pass**: ``experiments/bench_pass.py``'s 1,000-generic module,
   the learned pass against ``threshold`` in the same process, median of ``--repeats``.
 
 Each policy (``--policies``) is measured on its own: the launch config decides
 both what ptxas sees and what the model is asked.  Both sides are measured in
-the same run (DESIGN §8); prints a Markdown report.
+the same run (DESIGN §8); writes a Markdown report to
+``experiments/results/bench_decisions.md`` (``--report``; ``--quick`` only prints).
 """
 
 from __future__ import annotations
 
 import argparse
-import platform
-import shlex
 import statistics
 import sys
 import time
@@ -48,7 +55,9 @@ for p in (REPO, REPO / "experiments"):
         sys.path.insert(0, str(p))
 
 from bench_pass import build_module  # noqa: E402
+from bench_report import add_report_arg, command_line, conditions, emit  # noqa: E402
 from compare_cost_models import held_out_programs  # noqa: E402
+from decision_metrics import PRECISION_GOAL, RECALL_GOAL, DecisionMetrics, decision_metrics, fmt  # noqa: E402
 
 from costfuse.cost_models import Always, CostModel, Decision, FusionCandidate, Learned, Threshold  # noqa: E402
 from costfuse.cost_models.analytical import launch_config_for  # noqa: E402
@@ -127,12 +136,9 @@ class PolicyResult:
     compile_s: float        # median fresh lower + compile + ptxas of one fused kernel
     wall_s: float           # the same, pool wall time per kernel (IPC included)
     timed: int              # fresh compiles timed
-    table: dict             # (learned fuses, ptxas says fuse) -> candidates
-    spilling: int           # candidates whose fused kernel spills per ptxas
-
-    @property
-    def agreement(self) -> tuple[int, int]:
-        return self.table[(True, True)] + self.table[(False, False)], sum(self.table.values())
+    metrics: DecisionMetrics  # learned's decisions against ptxas's, every labelled candidate
+    spilling: int           # candidates whose fused kernel spills at all per ptxas
+    predict_ms: dict        # predict_call_ms() on this policy's rows
 
 
 def measure(policy: str, model: Learned, held: list, cands: list, args, log) -> PolicyResult:
@@ -151,6 +157,7 @@ def measure(policy: str, model: Learned, held: list, cands: list, args, log) -> 
             t0 = time.perf_counter()
             decisions = model.decide_batch(fcands)
             cold.append((time.perf_counter() - t0) / len(fcands))
+        predict_ms = predict_call_ms(model)
     # learned, in the pass
     in_pass = [in_pass_seconds(model, [w.text for w in held]) for _ in range(args.repeats)]
     # exact answers: fresh compiles of an even sample of fused kernels, then every kernel's label
@@ -172,13 +179,122 @@ def measure(policy: str, model: Learned, held: list, cands: list, args, log) -> 
         r = labels[t]
         return None if r.status != "ok" else (r.spill_store_bytes or 0) + (r.spill_load_bytes or 0)
 
-    table = {(a, b): 0 for a in (True, False) for b in (True, False)}
+    learned_fuses, ptxas_fuses = [], []
     for (f, p, c), d in zip(cands, decisions):
         sf, sp, sc = spill(f), spill(p), spill(c)
         if None not in (sf, sp, sc):
-            table[(d.fuse, sf - sp - sc <= model.spill_budget)] += 1
+            learned_fuses.append(d.fuse)
+            ptxas_fuses.append(sf - sp - sc <= model.spill_budget)
     return PolicyResult(policy, statistics.median(s for s, _ in in_pass), in_pass[0][1], statistics.median(cold),
-                        per_compile, wall, len(fresh), table, sum(1 for f in fused if (spill(f) or 0) > 0))
+                        per_compile, wall, len(fresh), decision_metrics(learned_fuses, ptxas_fuses),
+                        sum(1 for f in fused if (spill(f) or 0) > 0), predict_ms)
+
+
+BATCHES = (1, 3, 33, 2000)
+"""Rows per call for :func:`predict_call_ms`: one candidate's kernel, its three kernels, just above the
+bundle's ``SMALL_BATCH``, and a dataset-sized batch (capped by the rows available)."""
+
+
+def predict_call_ms(model: Learned, calls: int = 100) -> dict[int, tuple[float, float]]:
+    """Rows -> (XGBoost ``inplace_predict``, NumPy trees) median ms per call of the spill head.
+
+    Rows are the feature vectors the cold run cached (real candidates' kernels).
+    Empty when XGBoost is not installed or the head cannot be flattened.
+    """
+    import numpy as np
+
+    head = model.heads["spill"]
+    try:
+        booster = head.booster()
+    except ValueError:  # BundleError: no XGBoost
+        return {}
+    if head.forest is None:
+        return {}
+    rows = np.asarray(list(model._cache), float)
+
+    def ms(fn, X) -> float:
+        times = []
+        for _ in range(calls):
+            t0 = time.perf_counter()
+            fn(X)
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times) * 1e3
+
+    sizes = sorted({min(n, len(rows)) for n in BATCHES} - {0})
+    return {n: (ms(booster.inplace_predict, rows[:n]), ms(head.forest.predict, rows[:n])) for n in sizes}
+
+
+def split_problem(data: Path, meta: dict, info: dict) -> str | None:
+    """Why the held-out programs drawn from ``data`` may not be the model's held-out programs, or None.
+
+    A figure on programs the model was trained on flatters it, so the dataset
+    must be the model's own (same shard hash) and the split must give the test
+    row count the model recorded.
+    """
+    from costfuse.train.dataset import dataset_hash
+
+    have, want = dataset_hash(data), meta.get("dataset_hash")
+    if have != want:
+        return f"{data}: dataset hash {have}, but the model was trained on {want}"
+    rows = meta.get("rows", {}).get("test")
+    if rows != info["test_rows"]:
+        return f"{data}: this split has {info['test_rows']} test rows, the model's had {rows} (try --split-by)"
+    return None
+
+
+def trained_on(model: Learned) -> str:
+    """When and on what the model was trained, so a report can be matched to its model."""
+    meta = getattr(model, "metadata", {})
+    return f"trained {meta.get('created_at', '?')} on dataset hash {meta.get('dataset_hash', '?')}"
+
+
+def render(command: str, conds: str, model: Learned, programs: str, repeats: int, results: list[PolicyResult],
+           n_gen: int, tl: float, tt: float) -> str:
+    """The Markdown report: speed, agreement beside its baselines, scores on spilling candidates, goals."""
+    out = [f"# bench_decisions\n\n```\n{command}\n```\n",
+           f"{conds}; model `{model.source}` ({trained_on(model)}); {programs}; medians of {repeats} repeats; "
+           "fresh compiles on one worker, an even sample of the fused kernels.\n",
+           "| policy | learned in the pass | learned cold (3 kernels, batched) | exact: lower + compile + ptxas "
+           "| exact, pool wall (IPC included) | exact / learned in the pass |\n|---|---|---|---|---|---|"]
+    for r in results:
+        out.append(f"| `{r.policy}` | {r.in_pass_s * 1e3:.3f} ms ({r.decisions} decisions) | {r.cold_s * 1e3:.3f} ms "
+                   f"| {r.compile_s * 1e3:.0f} ms ({r.timed} kernels) | {r.wall_s * 1e3:.0f} ms "
+                   f"| {r.compile_s / r.in_pass_s:,.0f}x ({r.wall_s / r.in_pass_s:,.0f}x on wall time) |")
+    out.append(f"\nDecisions against ptxas, every labelled candidate. ptxas says *keep* iff the fused kernel adds "
+               f"more than {model.spill_budget:g} spill bytes to its parts': these are the *spilling candidates* "
+               "(positive class). Agreement means little on its own: fusing everything already agrees on every "
+               "candidate that is not spilling, so it stands beside the always-fuse and never-fuse baselines.\n")
+    out.append("| policy | candidates | fused kernels that spill at all | spilling candidates (ptxas: keep) "
+               "| agreement: learned | always-fuse | never-fuse | balanced accuracy (baselines 0.5) "
+               "| recall on spilling | precision on spilling |\n|---|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        m = r.metrics
+        out.append(f"| `{r.policy}` | {m.n} | {r.spilling} | {m.spilling} | {m.tp + m.tn}/{m.n} = {fmt(m.agreement, True)} "
+                   f"| {fmt(m.always_fuse_agreement, True)} | {fmt(m.never_fuse_agreement, True)} "
+                   f"| {fmt(m.balanced_accuracy)} | {m.tp}/{m.spilling} = {fmt(m.recall)} "
+                   f"| {m.tp}/{m.tp + m.fp} = {fmt(m.precision)} |")
+    out.append("\n| policy | learned keep, ptxas keep | learned fuse, ptxas keep | learned keep, ptxas fuse "
+               "| learned fuse, ptxas fuse |\n|---|---|---|---|---|")
+    out += [f"| `{r.policy}` | {r.metrics.tp} | {r.metrics.fn} | {r.metrics.fp} | {r.metrics.tn} |" for r in results]
+    out.append("\nPrediction cost per call of the spill head on these candidates' feature rows, XGBoost "
+               "`inplace_predict` (one thread) against the NumPy trees (`costfuse/cost_models/forest.py`), "
+               "median of 100 calls; the figures `forest.py`, `bundle.py` and `learned.py` point to:\n")
+    out.append("| policy | rows per call | `inplace_predict` | NumPy trees | NumPy / XGBoost |\n|---|---|---|---|---|")
+    for r in results:
+        for n, (xgb_ms, np_ms) in r.predict_ms.items():
+            out.append(f"| `{r.policy}` | {n} | {xgb_ms:.3f} ms | {np_ms:.3f} ms | {np_ms / xgb_ms:.2f}x |")
+        if not r.predict_ms:
+            out.append(f"| `{r.policy}` | not measured (XGBoost not installed or trees not flattened) | | | |")
+    out.append(f"\nWhole pass on bench_pass.py's {n_gen}-generic module (median of {repeats}, pass + canonicalize,cse): "
+               f"learned {tl:.2f} s, threshold {tt:.2f} s ({tl / tt:.1f}x); goal <= 10 s: "
+               f"{'met' if tl <= 10 else 'NOT met'}.\n")
+    for r in results:
+        m = r.metrics
+        out.append(f"Goals at `{r.policy}`: >= 1,000x faster than the compile alone: "
+                   f"{'met' if r.compile_s / r.in_pass_s >= 1000 else 'NOT met'}; "
+                   f"recall >= {RECALL_GOAL} and precision >= {PRECISION_GOAL} on spilling candidates: "
+                   f"{'met' if m.goals_met else 'NOT met'} (recall {fmt(m.recall)}, precision {fmt(m.precision)}).")
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,18 +309,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--generics", type=int, default=1000, help="size of the pass-timing module")
     ap.add_argument("--jobs", type=int, default=2, help="compile workers for the (cached) labels")
     ap.add_argument("--timeout", type=float, default=60.0)
-    ap.add_argument("--quick", action="store_true", help="4 programs, 6 timed compiles, 3 repeats")
+    ap.add_argument("--split-by", choices=("content", "program_id"), default="content",
+                    help="what the model's trainer grouped its split on (program_id: models trained before 2026-12-03)")
+    ap.add_argument("--allow-split-mismatch", action="store_true",
+                    help="run even if the held-out programs may not be the model's (the report says so)")
+    ap.add_argument("--quick", action="store_true", help="4 programs, 6 timed compiles, 3 repeats; prints only")
+    add_report_arg(ap, "bench_decisions")
     args = ap.parse_args(argv)
     if args.quick:
         args.programs, args.timed, args.repeats = min(args.programs or 4, 4), min(args.timed, 6), min(args.repeats, 3)
-    command = "python experiments/bench_decisions.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+        if args.report == ap.get_default("report"):
+            args.report = "-"  # a quick look never overwrites the committed report
+    command, conds = command_line("bench_decisions.py", argv), conditions()
     log = lambda m: print(f"[bench_decisions] {m}", file=sys.stderr, flush=True)  # noqa: E731
 
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     models = {policy: Learned(model=args.model, tile_policy=policy) for policy in policies}
     meta = next(iter(models.values())).metadata
     seed = int(meta.get("params", {}).get("seed", 0))
-    held, _ = held_out_programs(Path(args.data), "sm_90", 0.25, seed, meta, args.programs or None)
+    held, info = held_out_programs(Path(args.data), "sm_90", 0.25, seed, meta, args.programs or None, args.split_by)
+    problem = split_problem(Path(args.data), meta, info)
+    if problem and not args.allow_split_mismatch:
+        print(f"bench_decisions: {problem}: the held-out programs may include training programs; "
+              "pass the model's dataset, or --allow-split-mismatch", file=sys.stderr)
+        return 1
     cands = collect([w.text for w in held], args.candidates or None)  # always's edges: the same at every policy
     log(f"{len(cands)} candidates from {len(held)} held-out programs")
     results = [measure(policy, model, held, cands, args, log) for policy, model in models.items()]
@@ -226,33 +354,9 @@ def main(argv: list[str] | None = None) -> int:
         t_thresh.append(time.perf_counter() - t0)
     tl, tt = statistics.median(t_learned), statistics.median(t_thresh)
 
-    print(f"# bench_decisions\n\n```\n{command}\n```\n")
-    print(f"{platform.node()} ({platform.machine()}, Python {platform.python_version()}), no GPU; "
-          f"model `{model.source}`; {len(held)} held-out programs; medians of {args.repeats} repeats; "
-          f"fresh compiles on one worker, an even sample of the fused kernels.\n")
-    print("| policy | learned in the pass | learned cold (3 kernels, batched) | exact: lower + compile + ptxas "
-          "| exact, pool wall (IPC included) | exact / learned in the pass |\n|---|---|---|---|---|---|")
-    for r in results:
-        print(f"| `{r.policy}` | {r.in_pass_s * 1e3:.3f} ms ({r.decisions} decisions) | {r.cold_s * 1e3:.3f} ms "
-              f"| {r.compile_s * 1e3:.0f} ms ({r.timed} kernels) | {r.wall_s * 1e3:.0f} ms "
-              f"| {r.compile_s / r.in_pass_s:,.0f}x ({r.wall_s / r.in_pass_s:,.0f}x on wall time) |")
-    print(f"\nAgreement with ptxas (fuse iff the fused kernel adds <= {model.spill_budget:g} spill bytes to its "
-          "parts'), every candidate:\n")
-    print("| policy | candidates | fused kernels that spill | agree | learned fuse, ptxas fuse | learned keep, "
-          "ptxas keep | learned fuse, ptxas keep | learned keep, ptxas fuse |\n|---|---|---|---|---|---|---|---|")
-    for r in results:
-        a, n = r.agreement
-        t = r.table
-        print(f"| `{r.policy}` | {n} | {r.spilling} | {a}/{n} = {100 * a / max(1, n):.1f}% | {t[(True, True)]} "
-              f"| {t[(False, False)]} | {t[(True, False)]} | {t[(False, True)]} |")
-    print(f"\nWhole pass on bench_pass.py's {n_gen}-generic module (median of {args.repeats}, pass + canonicalize,cse): "
-          f"learned {tl:.2f} s, threshold {tt:.2f} s ({tl / tt:.1f}x); goal <= 10 s: "
-          f"{'met' if tl <= 10 else 'NOT met'}.\n")
-    for r in results:
-        a, n = r.agreement
-        print(f"Goals at `{r.policy}`: >= 1,000x faster than the compile alone: "
-              f"{'met' if r.compile_s / r.in_pass_s >= 1000 else 'NOT met'}; "
-              f">= 95% agreement: {'met' if a >= 0.95 * max(1, n) else 'NOT met'}.")
+    programs = f"{len(held)} held-out programs of the model's own split ({args.split_by})" if not problem else (
+        f"**{len(held)} programs that may not be held out** ({problem})")
+    emit(render(command, conds, model, programs, args.repeats, results, n_gen, tl, tt), args.report)
     return 0
 
 

@@ -7,15 +7,19 @@ and, as the anchor measured in the same run (DESIGN §8), the time to parse
 the generic's standalone module text -- what the pass or the trainer pays
 anyway to have the op.
 
-    .venv/bin/python experiments/bench_featurize.py [--seeds 4] [--repeats 5]
+    .venv/bin/python experiments/bench_featurize.py [--seeds 4] [--repeats 5] [--report PATH]
+
+Writes its Markdown report to ``experiments/results/bench_featurize.md``, the
+figures the README and ``docs/training.md`` quote.
 """
 
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from iree.compiler import ir
 
@@ -25,6 +29,9 @@ from costfuse.data.groups import enumerate_groups, fuse_group
 from costfuse.data.launch_config import heuristic_config
 from costfuse.data.lower import generic_as_function
 from costfuse.featurize.features import analyze_generic, features, find_generic
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_report import add_report_arg, command_line, conditions, emit  # noqa: E402
 
 
 def corpus(seeds: int) -> list[str]:
@@ -56,7 +63,9 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=4, help="programs per family")
     ap.add_argument("--repeats", type=int, default=5)
+    add_report_arg(ap, "bench_featurize")
     args = ap.parse_args(argv)
+    command, conds = command_line("bench_featurize.py", argv), conditions()
 
     texts = corpus(args.seeds)
     ctx = ir.Context()
@@ -74,13 +83,18 @@ def main(argv: list[str] | None = None) -> None:
         cut = sorted(sizes)[int(0.9 * len(sizes))]
         big = [p for p, n in zip(pairs, sizes) if n >= cut]
         feat_big = per_item_ms(lambda p: features(*p), big, args.repeats)
-    print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}")
-    print(f"corpus: {len(ops)} fused generics ({args.seeds} programs x {len(FAMILIES)} families, all groups), "
-          f"mean {statistics.mean(sizes):.1f} body ops, max {max(sizes):.0f}")
-    print(f"features():   {feat:.3f} ms/generic (median of {args.repeats} passes)  budget 1.000 ms  "
-          f"{'OK' if feat <= 1.0 else 'OVER'}")
-    print(f"largest 10% ({len(big)} generics, >= {cut:.0f} body ops): {feat_big:.3f} ms/generic")
-    print(f"parse anchor: {parse:.3f} ms/generic  ->  features/parse = {feat / parse:.2f}x")
+    emit("\n".join([
+        f"# bench_featurize\n\n```\n{command}\n```\n",
+        f"{conds}; corpus: {len(ops)} fused generics ({args.seeds} programs x {len(FAMILIES)} families, all groups), "
+        f"mean {statistics.mean(sizes):.1f} body ops, max {max(sizes):.0f}; median of {args.repeats} passes.\n",
+        "| what | ms per generic |",
+        "|---|---|",
+        f"| `features()`, all generics | {feat:.3f} |",
+        f"| `features()`, largest 10% ({len(big)} generics, >= {cut:.0f} body ops) | {feat_big:.3f} |",
+        f"| anchor: parsing the generic's module text | {parse:.3f} |",
+        f"\nfeatures / parse = {feat / parse:.2f}x. Goal <= 1 ms per generic on average: "
+        f"{'met' if feat <= 1.0 else 'NOT met'}.",
+    ]), args.report)
 
 
 if __name__ == "__main__":

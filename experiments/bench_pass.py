@@ -1,16 +1,17 @@
 """Time the CostFuse pass against upstream fusion on a 1,000-generic module.
 
-    .venv/bin/python experiments/bench_pass.py [--generics 1000] [--repeats 5]
+    .venv/bin/python experiments/bench_pass.py [--generics 1000] [--repeats 5] [--report PATH]
 
 Both run in the same process on the same parsed text; we report the median
 of ``--repeats`` runs of each (DESIGN §8: a figure is a ratio against its
 anchor, measured in the same run), plus one end-to-end ``costfuse-opt`` call.
+Writes its Markdown report to ``experiments/results/bench_pass.md``, the
+figures the README quotes.
 """
 
 from __future__ import annotations
 
 import argparse
-import platform
 import random
 import statistics
 import subprocess
@@ -25,6 +26,9 @@ from costfuse.cost_models import Always, Threshold
 from costfuse.fusion_pass import FusionPass, run_pipeline
 from costfuse.ir import parse_module
 from costfuse.upstream import count_generics, run_upstream
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_report import add_report_arg, command_line, conditions, emit  # noqa: E402
 
 UNARY = ["math.exp", "math.tanh", "arith.negf", "math.absf", "math.sqrt"]
 BINARY = ["arith.addf", "arith.mulf", "arith.subf", "arith.maximumf"]
@@ -74,11 +78,13 @@ def timed(fn) -> float:
     return time.perf_counter() - t0
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--generics", type=int, default=1000)
     ap.add_argument("--repeats", type=int, default=5)
-    args = ap.parse_args()
+    add_report_arg(ap, "bench_pass")
+    args = ap.parse_args(argv)
+    command, conds = command_line("bench_pass.py", argv), conditions()
     text = build_module(args.generics)
     n = count_generics(parse_module(text))
     model = Threshold()
@@ -100,15 +106,20 @@ def main() -> None:
                "--cost-model", "threshold"]
         e2e = timed(lambda: subprocess.run(cli, check=True))
     t_ours, t_always, t_up = (statistics.median(t) for t in (ours, always, theirs))
-    print(f"# bench_pass: {n} generics, median of {args.repeats}, {platform.node()} "
-          f"({platform.processor() or platform.machine()}, Python {platform.python_version()})")
-    print("| pipeline | generics after | median s | vs upstream |")
-    print("|---|---|---|---|")
-    print(f"| costfuse threshold({model.max_chain_length},{model.max_body_ops}) + canonicalize,cse "
-          f"| {n_ours} | {t_ours:.3f} | {t_ours / t_up:.1f}x |")
-    print(f"| costfuse always + canonicalize,cse | {n_always} | {t_always:.3f} | {t_always / t_up:.1f}x |")
-    print(f"| upstream linalg-fuse-elementwise-ops,canonicalize,cse | {n_up} | {t_up:.3f} | 1.0x |")
-    print(f"| costfuse-opt CLI end to end (parse, pass, print, startup) | {n_ours} | {e2e:.3f} | |")
+    ratio = t_ours / t_up
+    emit("\n".join([
+        f"# bench_pass\n\n```\n{command}\n```\n",
+        f"{conds}; {n} generics; median of {args.repeats} runs of each pipeline, interleaved, in one process.\n",
+        "| pipeline | generics after | median s | vs upstream |",
+        "|---|---|---|---|",
+        f"| costfuse threshold({model.max_chain_length},{model.max_body_ops}) + canonicalize,cse "
+        f"| {n_ours} | {t_ours:.3f} | {ratio:.1f}x |",
+        f"| costfuse always + canonicalize,cse | {n_always} | {t_always:.3f} | {t_always / t_up:.1f}x |",
+        f"| upstream linalg-fuse-elementwise-ops,canonicalize,cse | {n_up} | {t_up:.3f} | 1.0x |",
+        f"| costfuse-opt CLI end to end (parse, pass, print, startup; one run) | {n_ours} | {e2e:.3f} | |",
+        f"\nGoal: the pass <= 5 s and within 10x of upstream: "
+        f"{'met' if t_ours <= 5 and ratio <= 10 else 'NOT met'} (threshold pipeline {t_ours:.2f} s, {ratio:.1f}x).",
+    ]), args.report)
 
 
 if __name__ == "__main__":

@@ -71,15 +71,23 @@ class Workload:
 
 
 def held_out_programs(data: Path, arch: str, test_size: float, seed: int, metadata: dict | None,
-                      max_programs: int | None) -> tuple[list[Workload], dict]:
-    """The test programs of the trainer's grouped split, regenerated from (family, seed)."""
+                      max_programs: int | None, by: str = "content") -> tuple[list[Workload], dict]:
+    """The test programs of the trainer's grouped split, regenerated from (family, seed).
+
+    ``by``: what the split groups on, as the model's trainer did: ``content`` (the
+    trainer since 2026-12-03) or ``program_id`` (models trained before, such as
+    the bundle shipped on 2026-12-02).  ``info["split_matches_model"]`` says
+    whether the test rows match the model's recorded count.
+    """
+    from costfuse.data.dedupe import split_groups
     from costfuse.data.families import generate
     from costfuse.data.store import read_dataset
     from costfuse.train.splits import grouped_split
 
     df = read_dataset(data)
     df = df[(df["arch"] == arch) & (df["status"] == "ok") & df["regs"].notna()].reset_index(drop=True)
-    split = grouped_split(df["program_id"].to_numpy(), test_size, seed)
+    groups = split_groups(df) if by == "content" else df["program_id"].to_numpy()
+    split = grouped_split(groups, test_size, seed)  # as the trainer: by program content (or id, before)
     test = df[split.test]
     info = {"programs": int(df["program_id"].nunique()), "test_programs": int(test["program_id"].nunique()),
             "test_rows": int(split.test.sum())}

@@ -226,7 +226,8 @@ def test_registered_and_cli_options(capsys, tmp_path):
     assert MODELS["analytical"] is Analytical
     src = tmp_path / "chain.mlir"
     src.write_text(chain_module(3))
-    assert opt_main([str(src), "--cost-model", "analytical", "--arch", "sm_80", "--explain", "-o", "/dev/null"]) == 0
+    assert opt_main([str(src), "--fusion", "elementwise", "--cost-model", "analytical", "--arch", "sm_80",
+                     "--explain", "-o", "/dev/null"]) == 0
     err = capsys.readouterr().err
     assert err.count("fuse ") == 2 and "# analytical: 2 fused" in err
     assert opt_main([str(src), "--cost-model", "analytical", "--tile-policy", "huge"]) == 1

@@ -10,7 +10,9 @@ EXAMPLE = Path(__file__).parents[1] / "examples" / "softmax_gelu.mlir"
 
 
 def opt(*args, stdin=None):
-    cmd = [sys.executable, "-c", "import sys; from costfuse.cli import opt_main; sys.exit(opt_main())", *args]
+    # These tests pin v1's behaviour (--fusion elementwise); tests/test_groups_pass.py covers groups.
+    cmd = [sys.executable, "-c", "import sys; from costfuse.cli import opt_main; sys.exit(opt_main())",
+           "--fusion", "elementwise", *args]
     return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=120)
 
 
@@ -54,6 +56,12 @@ def test_missing_file_and_stray_option():
     r = opt(str(EXAMPLE), "--cost-model", "always", "--max-chain-length", "2")
     assert r.returncode == 1
     assert "--max-chain-length does not apply to --cost-model always" in r.stderr
+
+
+def test_unwritable_output_is_one_line_naming_the_path(tmp_path):
+    r = opt(str(EXAMPLE), "--cost-model", "threshold", "-o", str(tmp_path / "missing_dir" / "x.mlir"))
+    assert r.returncode == 1
+    assert r.stderr == f"costfuse-opt: error: cannot write {tmp_path}/missing_dir/x.mlir: No such file or directory\n"
 
 
 def test_console_scripts_are_installed():

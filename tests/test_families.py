@@ -37,3 +37,11 @@ def test_row_lengths_cover_32_to_32768():
 def test_unknown_family():
     with pytest.raises(ValueError, match="unknown family 'nope'"):
         generate("nope", 0)
+
+
+def test_content_hash_names_the_program_not_its_seed():
+    """act-322 and act-340 are one program drawn by two seeds: one content hash, two ids."""
+    a, b = generate("act", 322), generate("act", 340)
+    assert a.program_id != b.program_id and a.text == b.text
+    assert a.content_hash == b.content_hash
+    assert generate("act", 0).content_hash != generate("act", 1).content_hash

@@ -86,3 +86,43 @@ def test_bad_family_is_one_line(tmp_path):
     assert r.returncode != 0
     assert "unknown families ['nope']" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_program_list_has_no_repeated_content():
+    """Seeds draw repeated programs; the job keeps the lowest index of each, for any range of seeds."""
+    from costfuse.data.families import generate
+    from costfuse.data.job import JobSpec
+
+    spec = JobSpec(programs=1200, seed=0, command="test")
+    kept = spec.program_list()
+    hashes = [generate(f, s).content_hash for f, s in kept]
+    assert len(set(hashes)) == len(hashes)
+    assert len(kept) + len(spec.repeats()) == 1200
+    shipped = JobSpec(programs=402, seed=0, command="test")  # data/sm90_v1's command
+    assert shipped.repeats() == {"norm-183": "norm-159", "norm-225": "norm-213", "act-340": "act-322"}
+    assert shipped.program_list() == kept[:399]  # a longer job extends a shorter one
+
+
+def test_a_kernel_shared_by_two_programs_is_stored_once(tmp_path, monkeypatch):
+    """The job stores a kernel under its first program only, in one run and across a resume."""
+    import contextlib
+
+    from test_store import row
+
+    from costfuse.data import job
+
+    def label(batch, spec, pool, on_kernel=None):  # every program has the kernel "shared" and one of its own
+        return [row(kernel_id=k, program_id=f"{f}-{s}", family=f, generator_seed=s)
+                for f, s in batch for k in ("shared", f"own-{f}-{s}")]
+
+    monkeypatch.setattr(job, "label_programs", label)
+    monkeypatch.setattr(job, "CompilePool", lambda *a: contextlib.nullcontext())
+    spec = job.JobSpec(families=("chain",), programs=2, seed=0, command="test")
+    job.run_local(spec, tmp_path / "one", batch_programs=2, progress=False)
+    job.run_local(spec, tmp_path / "two", batch_programs=1, progress=False)
+    job.run_local(job.JobSpec(families=("chain",), programs=3, seed=0, command="test"), tmp_path / "two",
+                  batch_programs=1, progress=False)  # resumed with one more program
+    for directory, n in ((tmp_path / "one", 3), (tmp_path / "two", 4)):
+        df = read_dataset(directory)
+        assert df.kernel_id.is_unique and len(df) == n
+        assert df.set_index("kernel_id").program_id["shared"] == "chain-0"

@@ -16,6 +16,10 @@ they account for every difference:
 So every generic CostFuse keeps beyond upstream's count (net of contractions
 upstream converted) must feed a named op or touch a reshape, and no legal
 generic→generic edge may be left unfused.
+
+The counts come from ``experiments/parity.py``, whose report
+(``experiments/results/parity.md``) is the table the README quotes; the last
+test keeps the three equal.
 """
 
 from pathlib import Path
@@ -24,29 +28,13 @@ import pytest
 from corpus import CORPUS
 from iree.compiler import ir
 
-from costfuse.fusion_pass import FusionPass, run_pipeline
 from costfuse.graph import edges_into, function_blocks, generics_in, legality
-from costfuse.ir import parse_module
-from costfuse.upstream import count_generics, run_upstream
+from costfuse.upstream import count_generics
+from experiments.parity import EXAMPLES, HEADER, both, converted_contractions, op_names, parity_row
 
-EXAMPLES = sorted((Path(__file__).parents[1] / "examples").glob("*.mlir"))
-CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul")
+REPO = Path(__file__).resolve().parents[1]
 OUT_OF_SCOPE = ("linalg.matmul", "linalg.batch_matmul", "linalg.transpose", "linalg.fill",
                 "tensor.collapse_shape", "tensor.expand_shape")
-
-
-def op_names(module) -> list[str]:
-    names = []
-    module.operation.walk(lambda op: (names.append(op.name), ir.WalkResult.ADVANCE)[1])
-    return names
-
-
-def both(text: str):
-    up = parse_module(text)
-    run_upstream(up)
-    ours = parse_module(text)
-    run_pipeline(ours, FusionPass())
-    return up, ours
 
 
 @pytest.mark.parametrize("case", sorted(CORPUS))
@@ -69,9 +57,7 @@ def _touches_out_of_scope(op: ir.Operation) -> bool:
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_example_parity_differences_are_explained(path):
     up, ours = both(path.read_text())
-    up_names, our_names = op_names(up), op_names(ours)
-    converted = sum(our_names.count(n) - up_names.count(n) for n in CONTRACTIONS)
-    extra = count_generics(ours) - (count_generics(up) - converted)
+    extra = count_generics(ours) - (count_generics(up) - converted_contractions(up, ours))
     with ours.context:
         block = function_blocks(ours)[0]
         generics = generics_in(block)
@@ -79,3 +65,19 @@ def test_example_parity_differences_are_explained(path):
         leftover = [e for g in generics for e in edges_into(g) if legality(e)]
     assert not leftover, "always must reach a fixpoint: no legal edge left"
     assert 0 <= extra <= explained
+
+
+def _table_rows(text: str) -> set[str]:
+    return {line.strip() for line in text.splitlines() if line.startswith("| `") and line.count("|") == 6}
+
+
+def test_parity_report_and_readme_match_the_script():
+    """The committed report and the README's table are what ``experiments/parity.py`` prints today."""
+    rows = {parity_row(p).markdown() for p in EXAMPLES}
+    report = (REPO / "experiments/results/parity.md").read_text()
+    assert HEADER in report
+    assert _table_rows(report) == rows, "rerun: python experiments/parity.py"
+    readme = REPO / "README.md"
+    readme_rows = {r for r in _table_rows(readme.read_text()) if r.split("|")[1].strip(" `") in
+                   {p.name for p in EXAMPLES}}
+    assert readme_rows == rows, f"{readme}: the parity table differs from experiments/results/parity.md"

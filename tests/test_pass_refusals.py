@@ -58,7 +58,7 @@ def test_build_fused_refuses_an_op_that_would_not_verify():
 def test_upstream_fusion_different_axes_is_explained_not_crashed(model, tmp_path, capsys):
     src, out = tmp_path / "in.mlir", tmp_path / "out.mlir"
     src.write_text(FUSION_DIFFERENT_AXES)
-    assert opt_main([str(src), "--cost-model", model, "--explain", "-o", str(out)]) == 0
+    assert opt_main([str(src), "--fusion", "elementwise", "--cost-model", model, "--explain", "-o", str(out)]) == 0
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == ("skip g1 -> g2: fused op would not verify: 'linalg.generic' op invalid indexing maps "
                         "are non-invertible: ((d0, d1) -> (d1))")

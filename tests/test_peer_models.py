@@ -355,5 +355,8 @@ def test_form_groups_on_softmax_gelu_is_deterministic(model):
 @pytest.mark.parametrize("model", ["inductor", "xla"])
 def test_peer_models_run_from_the_cli_with_arch(model, tmp_path):
     out = tmp_path / "out.mlir"
-    assert opt_main([str(EXAMPLE), "--cost-model", model, "--arch", "sm_80", "-o", str(out)]) == 0
+    assert opt_main([str(EXAMPLE), "--fusion", "elementwise", "--cost-model", model, "--arch", "sm_80",
+                     "-o", str(out)]) == 0
     assert out.read_text().count("linalg.generic") == 5
+    assert opt_main([str(EXAMPLE), "--cost-model", model, "--arch", "sm_80", "-o", str(out)]) == 0   # groups
+    assert out.read_text().count("costfuse.kernel") == 1

@@ -1,8 +1,11 @@
-"""The GPU profiler's CPU side: reading, keying, resuming, writing, dry run, and its import budget."""
+"""The GPU profiler: reading, keying, resuming, writing, dry run and its import budget on any machine;
+profiling itself (marked ``gpu``) where a CUDA device exists."""
 
 import subprocess
 import sys
+from pathlib import Path
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -36,9 +39,36 @@ def test_whole_programs_first(dataset):
     assert len(one) == sum(1 for k in profile.load_kernels(dataset) if k["program_id"] == one[0]["program_id"])
 
 
+def cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
 def test_without_gpu_it_refuses_clearly(dataset, tmp_path):
+    if cuda_available():
+        pytest.skip("a CUDA device is present, so profiling would run: test_profiles_kernels_on_the_gpu covers it")
     with pytest.raises(RuntimeError, match="no CUDA device"):
         profile.run(dataset, tmp_path / "lat", progress=False)
+
+
+@pytest.mark.gpu
+def test_profiles_kernels_on_the_gpu(tmp_path):
+    """Two spill-free kernels of the shipped dataset, copied with pyarrow alone (the GPU machine has no
+    IREE to generate one), are launched and timed; the loaded kernel's registers are ptxas's CPU label."""
+    if not cuda_available():
+        pytest.skip("needs a CUDA device (run on the GPU machine)")
+    shard = sorted((Path(profile.__file__).parent / "sm90_v1").glob("*.parquet"))[0]
+    table = pq.read_table(shard).filter((pc.field("status") == "ok") & (pc.field("spill_store_bytes") == 0))
+    tiny = tmp_path / "tiny"
+    tiny.mkdir()
+    pq.write_table(table.slice(0, 2), tiny / "tiny.parquet")
+    expected = {r["kernel_id"]: r["regs"] for r in table.slice(0, 2).to_pylist()}
+    assert profile.run(tiny, tmp_path / "lat", batch=1, warmup_ms=5, rep_ms=20, progress=False) == 2
+    lat = pq.read_table(tmp_path / "lat").to_pandas()
+    assert (lat.status == "ok").all(), lat.error.tolist()
+    assert (lat.latency_us > 0).all() and lat.gpu_name.notna().all()
+    assert dict(zip(lat.kernel_id, lat.n_regs)) == expected  # the GPU's loader agrees with the CPU's ptxas
 
 
 def test_imports_only_what_the_gpu_machine_has():

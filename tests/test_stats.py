@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+import pandas as pd
 from test_store import row
 
 from costfuse.data.card import card
@@ -39,3 +40,39 @@ def test_cli_and_card(tmp_path):
     assert "**5 kernels** (4 compiled by ptxas)" in text
     assert "Overall spill rate (kernels with spill stores > 0): **50.0%**" in text
     assert "| sm_90 | 3.6.0 | 12.8.93 | 4 |" in text
+
+
+def test_spill_histogram_shows_every_family_in_its_own_panel(tmp_path):
+    """A family with a handful of spilling kernels gets a panel of its own, scaled to it, next to
+    families with hundreds; one with none says so.  (Overlaid on one log axis, 5 kernels vanished.)"""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from costfuse.data.stats import PLOTS, family_panels, histograms
+
+    spills = {"chain": [64 * (1 + i % 50) for i in range(400)], "tree": [8 * (1 + i % 300) for i in range(300)],
+              "reduce": [8, 8, 16, 24, 40], "act": []}
+    rows = [row(kernel_id=f"{fam}{i}", program_id=f"{fam}-{i}", family=fam, spill_store_bytes=b, regs=255)
+            for fam, values in spills.items() for i, b in enumerate(values)]
+    rows += [row(kernel_id=f"{fam}-clean{i}", program_id=f"{fam}-c{i}", family=fam) for fam in spills for i in range(3)]
+    df = pd.DataFrame(rows)
+    col, title, positive_only = PLOTS["spill_bytes"]
+    fig = family_panels(df, col, title, positive_only)
+    panels = {ax.get_title().split(":")[0]: ax for ax in fig.axes if ax.get_visible()}
+    assert set(panels) == set(spills)
+    for fam, values in spills.items():
+        ax = panels[fam]
+        assert ax.get_title() == f"{fam}: {len(values)} of {len(values) + 3} kernels"
+        bars = [p for p in ax.patches if p.get_height() > 0]
+        assert sum(p.get_height() for p in bars) == len(values)
+        if values:  # every bar inside the panel's limits, the tallest filling most of its own y-range
+            lo, hi = ax.get_xlim()
+            assert all(lo <= p.get_x() and p.get_x() + p.get_width() <= hi for p in bars)
+            assert max(p.get_height() for p in bars) >= 0.7 * ax.get_ylim()[1]
+        else:
+            assert [t.get_text() for t in ax.texts] == ["none"]
+    plt.close(fig)
+    paths = histograms(df, tmp_path / "plots")
+    assert [p.name for p in paths] == ["regs.png", "spill_bytes.png"] and all(p.stat().st_size > 1000 for p in paths)

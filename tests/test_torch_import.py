@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from collections import Counter
 from pathlib import Path
 
@@ -10,8 +11,11 @@ import pytest
 import torch
 
 from costfuse.ir import parse_module
-from costfuse.reference import compare_outputs, run_mlir
-from costfuse.torch_import import TorchImportError, cli, export_program, import_module, legalize_exported_program
+from costfuse.reference import RANDOM_INT_HIGH, compare_outputs, run_mlir
+from costfuse.torch_import import (
+    InputSpec, TorchImportError, cli, example_inputs, export_program, import_module, legalize_exported_program, parse_input,
+    trace_with_make_fx,
+)
 from examples import torch_blocks  # importable via tests/conftest.py
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -164,4 +168,68 @@ def test_cli_export_failure_is_one_clean_line(capsys, tmp_path):
 
 def test_cli_bad_shape_is_a_usage_error(capsys):
     rc, _, err = run_cli(capsys, "examples.torch_blocks:attention_softmax", "--shape", "2xfoo")
-    assert rc == 2 and "bad shape '2xfoo'" in err and "Traceback" not in err
+    assert rc == 1 and "bad shape '2xfoo'" in err and "Traceback" not in err  # costfuse.cli_common's convention
+
+
+# ---------------------------------------------------------------------------
+# Training graphs (--make-fx) and integer inputs (--shape N:i64)
+
+CE_GRAD = (
+    "import torch\n"
+    "import torch.nn.functional as F\n"
+    "class CEGrad(torch.nn.Module):\n"
+    "    def forward(self, logits, labels):\n"
+    "        with torch.enable_grad():\n"
+    "            x = logits.detach().requires_grad_(True)\n"
+    "            return torch.autograd.grad(F.cross_entropy(x, labels), (x,))[0]\n"
+    "def make():\n    return CEGrad()\n"
+)
+
+
+def test_cli_make_fx_exports_a_backward_with_integer_labels(capsys, tmp_path):
+    """A forward calling torch.autograd.grad exports with --make-fx; labels are a real i64 input; numbers match torch."""
+    (tmp_path / "ce.py").write_text(CE_GRAD)
+    out = tmp_path / "ce.mlir"
+    rc, _, err = run_cli(capsys, f"{tmp_path / 'ce.py'}:make", "--shape", "4x8", "--shape", "4:i64", "--make-fx", "-o", str(out))
+    assert rc == 0, err
+    text = out.read_text()
+    assert "func.func @main(%arg0: tensor<4x8xf32>, %arg1: tensor<4xi64>) -> tensor<4x8xf32>" in text
+    assert "tm_tensor" not in text  # the one-hot scatter became a where (scatter_into_fill_as_where)
+    logits, labels = torch.randn(4, 8), torch.tensor([0, 7, 3, 3])
+    expected = torch.softmax(logits, -1) - torch.nn.functional.one_hot(labels, 8)
+    compare_outputs([(expected / 4).numpy()], run_mlir(text, "main", [logits.numpy(), labels.numpy()]))
+
+
+def test_cli_backward_without_make_fx_is_one_clean_line(capsys, tmp_path):
+    (tmp_path / "ce.py").write_text(CE_GRAD)
+    rc, _, err = run_cli(capsys, f"{tmp_path / 'ce.py'}:make", "--shape", "4x8", "--shape", "4:i64")
+    assert rc == 1 and err.startswith("costfuse import-torch: error: torch.export failed for CEGrad: ")
+    assert err.count("\n") == 1
+
+
+def test_parse_input_and_integer_example_inputs():
+    assert parse_input("2x3") == InputSpec((2, 3), None)
+    assert parse_input("2048:i64") == InputSpec((2048,), "i64")
+    with pytest.raises(argparse.ArgumentTypeError, match="dtype after ':' must be one of"):
+        parse_input("8:i8")
+    floats, labels = example_inputs([(2, 3), InputSpec((5,), "i64")], "bf16", seed=0)
+    assert floats.dtype == torch.bfloat16 and labels.dtype == torch.int64
+    assert 0 <= int(labels.min()) and int(labels.max()) < RANDOM_INT_HIGH
+    # plain shapes draw exactly what they drew before InputSpec existed (the checked-in examples depend on it)
+    assert torch.equal(example_inputs([(2, 3)], "f32", seed=0)[0], torch.randn((2, 3), generator=torch.Generator().manual_seed(0)))
+
+
+def test_scatter_into_a_fill_becomes_where_and_nothing_else_does():
+    aten = torch.ops.aten
+
+    def one_hot_scatter(index, base):
+        filled = torch.scatter(torch.zeros(4, 8), 1, index, -1.0)  # a fill: rewritten
+        other = torch.scatter(base, 1, index, -1.0)  # scatter into data: kept
+        return filled, other
+
+    index, base = torch.randint(0, 8, (4, 1)), torch.randn(4, 8)
+    gm = trace_with_make_fx(lambda i, b: one_hot_scatter(i, b), (index, base))
+    scatters = [n for n in gm.graph.nodes if n.target is aten.scatter.value]
+    assert len(scatters) == 1 and scatters[0].args[0].target is not aten.full.default
+    for got, want in zip(gm(index, base), one_hot_scatter(index, base)):
+        assert torch.equal(got, want)

@@ -134,6 +134,34 @@ def test_grouped_split_never_shares_a_program(table):
         assert len(set(table.families[h.test])) == 1 and h.name.split(":")[1] not in set(table.families[h.train])
 
 
+def test_twin_programs_land_on_one_side_of_the_split():
+    """act-322 and act-340 are one program under two ids (seeds): every split keeps them together."""
+    import pandas as pd
+
+    from costfuse.data.dedupe import program_hashes
+    from costfuse.train.dataset import TrainingTable
+    from costfuse.train.splits import grouped_split
+
+    ids = [("act", 322), ("act", 340)] + [(f, s) for f in FAMILIES for s in range(3)]
+    rows = pd.DataFrame([dict(program_id=f"{f}-{s}", family=f, generator_seed=s, program_params=None)
+                         for f, s in ids for _ in range(3)])
+    rows["program_hash"] = program_hashes(rows)
+    table = TrainingTable(pd.DataFrame(index=rows.index), rows, "h", "test")
+    twins = rows.program_id.isin(["act-322", "act-340"]).to_numpy()
+    for seed in range(20):
+        split = grouped_split(table.groups, 0.5, seed)
+        assert len(set(split.test[twins])) == 1
+
+
+def test_training_splits_by_program_content(table, result):
+    """load_table names each row's program by content, and the pipeline splits by it."""
+    from costfuse.train.splits import grouped_split
+
+    content = {f"{f}-{s}": generate(f, s).content_hash for f in FAMILIES for s in range(SEEDS_PER_FAMILY)}
+    assert list(table.groups) == [content[p] for p in table.programs]
+    assert (result.split.test == grouped_split(table.groups, 0.25, result.params.seed).test).all()
+
+
 def test_best_f1_threshold_and_degenerate_metrics():
     from costfuse.train.metrics import best_f1_threshold, classification, ranking, regression
     y = np.array([0, 0, 1, 1, 1], bool)
@@ -175,6 +203,18 @@ def test_run_trains_every_head_and_baseline(result):
                                              "spill.f1_gain_over_threshold"]
 
 
+def test_run_logs_one_line_per_fit_and_per_held_out_family(table):
+    """What costfuse-train shows as progress: each fit, and each held-out family as i/n."""
+    from costfuse.train.fit import XGBParams
+    from costfuse.train.pipeline import run
+    lines: list[str] = []
+    run(table, "regs", XGBParams(**{**FAST, "n_estimators": 5}), holdout=True, log=lines.append)
+    n = len(FAMILIES)
+    assert lines[0].startswith("fit regs on ")
+    assert [line.split(":")[0] for line in lines[1:]] == [f"held-out family {i}/{n} {f}"
+                                                          for i, f in enumerate(sorted(FAMILIES), 1)]
+
+
 def test_report_shows_models_side_by_side(result):
     from costfuse.train.report import render
     text = render(result)
@@ -199,6 +239,7 @@ def test_export_roundtrip_predicts_the_same(result, table, tmp_path):
     boosters, meta = model_io.load_model(path)
     assert meta["feature_schema_version"] and meta["dataset_hash"] == table.dataset_hash
     assert meta["command"] == "costfuse-train --data X" and "spill.auc" in meta["metrics"]
+    assert (meta["arch"], meta["triton_version"], meta["ptxas_version"]) == ("sm_90", "test", "")  # the rows'
     X = table.X.iloc[:50]
     got = model_io.predict(boosters, meta, X)
     for name, r in result.heads.items():
@@ -234,7 +275,8 @@ def test_tracking_uri_precedence(monkeypatch, tmp_path):
 
 
 def test_cli_logs_to_sqlite_and_registry_roundtrips(synthetic_dir, table, tmp_path, monkeypatch, capsys):
-    """The embedded default store: a SQLite file in the working dir, artifacts under ./mlruns."""
+    """The embedded default store: a SQLite file in the working dir, artifacts in ./mlartifacts beside it;
+    ``-q`` keeps stderr empty, MLflow's own lines included."""
     import mlflow
 
     from costfuse.train import model_io
@@ -244,9 +286,10 @@ def test_cli_logs_to_sqlite_and_registry_roundtrips(synthetic_dir, table, tmp_pa
     rc = main(["--data", str(synthetic_dir), "--target", "spills", "--no-holdout", "-q",
                "--n-estimators", "30", "--export", str(tmp_path / "export")])
     assert rc == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "models:/costfuse-spill@champion" in out and "goals" in out
-    assert (tmp_path / "mlflow.db").is_file() and (tmp_path / "mlruns").is_dir()
+    assert err == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["export", "mlartifacts", "mlflow.db"]
     mlflow.set_tracking_uri(f"sqlite:///{tmp_path}/mlflow.db")
     boosters, meta = model_io.load_model("models:/costfuse-spill@champion")
     local, local_meta = model_io.load_model(tmp_path / "export")
@@ -261,7 +304,28 @@ def test_cli_logs_to_sqlite_and_registry_roundtrips(synthetic_dir, table, tmp_pa
     assert {"plots", "bundle", "importances", "report.txt"} <= artifacts
 
 
+def test_cli_artifacts_go_beside_the_store_not_the_cwd(synthetic_dir, tmp_path, monkeypatch, capsys):
+    """A store elsewhere leaves the working dir untouched; progress lines go to stderr; an --artifacts
+    folder the existing experiment cannot use fails in one line before any training."""
+    from costfuse.train.cli import main
+    cwd, store = tmp_path / "cwd", tmp_path / "store"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    uri = f"sqlite:///{store}/m.db"
+    assert main(["--data", str(synthetic_dir), "--target", "spills", "--no-holdout", "--n-estimators", "10",
+                 "--tracking-uri", uri, "--no-register"]) == 0
+    err = capsys.readouterr().err
+    assert list(cwd.iterdir()) == []
+    assert sorted(p.name for p in store.iterdir()) == ["m.db", "mlartifacts"]
+    assert "] fit spill on " in err and "] logging the run to MLflow at " in err
+    assert main(["--data", str(synthetic_dir), "--tracking-uri", uri, "--artifacts", str(tmp_path / "other")]) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("costfuse-train: error: experiment 'costfuse' already keeps its "
+                                           f"artifacts in file://{store}/mlartifacts")
+    assert "fit spill" not in err and not (tmp_path / "other").exists()
+
+
 def test_cli_rejects_a_missing_dataset(tmp_path, capsys):
     from costfuse.train.cli import main
-    assert main(["--data", str(tmp_path / "none"), "--no-tracking"]) == 2
+    assert main(["--data", str(tmp_path / "none"), "--no-tracking"]) == 1
     assert "no Parquet shards" in capsys.readouterr().err

@@ -1,13 +1,15 @@
 """``costfuse-train``: train the learned cost model's heads on a dataset directory.
 
     costfuse-train --data DIR [--target all|spills|regs|latency] [--tracking-uri URI]
-                   [--experiment NAME] [--export DIR] [--no-tracking] ...
+                   [--artifacts DIR] [--experiment NAME] [--export DIR] [--no-tracking] [-q] ...
 
 Prints the report (models side by side on one grouped split, per-family
 hold-outs, the goals), logs the run to MLflow (see :mod:`train.tracking`)
 and, with ``--export``, writes the model bundle the pass loads
-(``--export costfuse/models/`` ships the default model).  Exit status: 0 on
-success, 2 for unusable input (missing dataset, bad options).
+(``--export costfuse/models/`` ships the default model).  Progress goes to
+stderr, one line per fit (``-q``: none, MLflow's own lines included).  Exit
+status as every CostFuse CLI (:mod:`costfuse.cli_common`): 0 on success, 1
+for unusable input (missing dataset, bad options), 2 for a bug.
 """
 
 from __future__ import annotations
@@ -17,14 +19,17 @@ import shlex
 import sys
 import time
 
-from costfuse.train.dataset import DatasetError, load_table
+from costfuse.cli_common import ArgumentParser, UsageError, int_at_least, run_command
+from costfuse.train.dataset import load_table
 from costfuse.train.fit import TARGETS, XGBParams
 from costfuse.train.tracking import DEFAULT_ALIAS, DEFAULT_EXPERIMENT
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="costfuse-train",
+        epilog="Exit status: 0 success, 1 bad input or usage, 2 internal error "
+               "(COSTFUSE_DEBUG=1 prints its traceback).",
         description="Train the learned cost model's heads (spill classifier, spill bytes, registers, latency) "
                     "on a dataset directory, report them beside the baselines, log the run to MLflow.")
     ap.add_argument("--data", required=True, help="dataset directory of Parquet shards (costfuse-data generate)")
@@ -33,6 +38,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--arch", default="sm_90", help="rows of this arch only (default sm_90)")
     ap.add_argument("--tracking-uri", default=None,
                     help="MLflow tracking URI (default: $MLFLOW_TRACKING_URI, else sqlite:///./mlflow.db)")
+    ap.add_argument("--artifacts", default=None, metavar="DIR",
+                    help="artifact folder of a new experiment (default: mlartifacts/ beside a SQLite store's "
+                         "file; a server's own --artifacts-destination)")
     ap.add_argument("--experiment", default=DEFAULT_EXPERIMENT,
                     help=f"MLflow experiment (default {DEFAULT_EXPERIMENT})")
     ap.add_argument("--alias", default=DEFAULT_ALIAS,
@@ -43,56 +51,71 @@ def parser() -> argparse.ArgumentParser:
                     help="also write the model bundle (JSON boosters + metadata) here")
     ap.add_argument("--no-holdout", action="store_true", help="skip the held-out-family splits")
     ap.add_argument("--test-size", type=float, default=0.25, help="fraction of programs held out (default 0.25)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--n-estimators", type=int, default=XGBParams.n_estimators)
-    ap.add_argument("--max-depth", type=int, default=XGBParams.max_depth)
-    ap.add_argument("--learning-rate", type=float, default=XGBParams.learning_rate)
-    ap.add_argument("--jobs", type=int, default=XGBParams.n_jobs, help="XGBoost threads (default 2)")
-    ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the program split and the boosters")
+    ap.add_argument("--n-estimators", type=int_at_least(1), default=XGBParams.n_estimators,
+                    help="boosting rounds (trees) per head")
+    ap.add_argument("--max-depth", type=int_at_least(1), default=XGBParams.max_depth, help="depth of each tree")
+    ap.add_argument("--learning-rate", type=float, default=XGBParams.learning_rate,
+                    help="shrinkage applied to each tree's contribution")
+    ap.add_argument("--jobs", type=int_at_least(1), default=XGBParams.n_jobs, help="XGBoost threads")
+    ap.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress lines on stderr, and none of MLflow's own (the report still goes to stdout)")
     return ap
+
+
+def progress(quiet: bool):
+    """``log(msg)``: one stderr line with the seconds since the start, so a long run shows where it is."""
+    if quiet:
+        return lambda msg: None
+    t0 = time.perf_counter()
+    return lambda msg: print(f"[costfuse-train {time.perf_counter() - t0:6.1f} s] {msg}", file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     command = "costfuse-train " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    log = (lambda msg: None) if args.quiet else (lambda msg: print(f"[costfuse-train] {msg}", file=sys.stderr))
+    # ValueError covers DatasetError and a split that cannot be made (e.g. a single program).
+    return run_command("costfuse-train", lambda: _train(args, command), bad_input=(ValueError,))
+
+
+def _train(args: argparse.Namespace, command: str) -> int:
+    log = progress(args.quiet)
     if not 0 < args.test_size < 1:
-        print("costfuse-train: --test-size must be in (0, 1)", file=sys.stderr)
-        return 2
-    t0 = time.perf_counter()
-    try:
-        table = load_table(args.data, args.arch)
-    except DatasetError as err:
-        print(f"costfuse-train: {err}", file=sys.stderr)
-        return 2
-    log(f"featurized {len(table)} rows in {time.perf_counter() - t0:.1f} s")
+        raise UsageError(f"--test-size must be in (0, 1), got {args.test_size}")
+    log(f"reading and featurizing {args.data}")
+    table = load_table(args.data, args.arch)
+    log(f"featurized {len(table)} rows")
     if args.target == "latency" and not table.has_latency:
-        print(f"costfuse-train: {args.data} has no latency_us labels (profile on a GPU first)", file=sys.stderr)
-        return 2
+        raise UsageError(f"{args.data} has no latency_us labels (profile on a GPU first)")
+    if not args.no_tracking:  # a store or --artifacts that cannot work fails now, not after the training
+        from costfuse.train.tracking import ensure_experiment, quiet_mlflow, resolve_tracking_uri
+
+        uri = resolve_tracking_uri(args.tracking_uri)
+        with quiet_mlflow(args.quiet):
+            ensure_experiment(args.experiment, uri, args.artifacts)
 
     from costfuse.train import model_io, pipeline, report
 
     params = XGBParams(n_estimators=args.n_estimators, max_depth=args.max_depth, learning_rate=args.learning_rate,
                        n_jobs=args.jobs, seed=args.seed)
-    try:
-        result = pipeline.run(table, args.target, params, args.test_size, holdout=not args.no_holdout, log=log)
-    except ValueError as err:  # e.g. a single program cannot be split
-        print(f"costfuse-train: {err}", file=sys.stderr)
-        return 2
+    result = pipeline.run(table, args.target, params, args.test_size, holdout=not args.no_holdout, log=log)
     text = report.render(result)
     print(text)
     if args.export:
         path = model_io.export(result, args.export, command)
         print(f"\nexported model bundle to {path}")
     if not args.no_tracking:
-        from costfuse.train.tracking import log_run, resolve_tracking_uri
+        from costfuse.train.tracking import log_run
 
-        logged = log_run(result, tracking_uri=resolve_tracking_uri(args.tracking_uri), experiment=args.experiment,
-                         command=command, alias=args.alias or None, register=not args.no_register, report=text)
+        log(f"logging the run to MLflow at {uri}")
+        with quiet_mlflow(args.quiet):
+            logged = log_run(result, tracking_uri=uri, experiment=args.experiment, command=command,
+                             alias=args.alias or None, register=not args.no_register, report=text,
+                             artifacts=args.artifacts)
         print(f"\nMLflow run {logged.run_id} at {logged.tracking_uri}")
-        for name, uri in logged.model_uris.items():
-            print(f"  {name}: {uri}")
-    log(f"done in {time.perf_counter() - t0:.1f} s")
+        for name, model_uri in logged.model_uris.items():
+            print(f"  {name}: {model_uri}")
+    log("done")
     return 0
 
 

@@ -23,7 +23,8 @@ import pandas as pd
 
 from costfuse.featurize.features import FEATURE_COLUMNS, FeatureError, analyze_text, combine
 
-META_COLUMNS = ("kernel_id", "program_id", "family", "group", "group_size", "arch")
+META_COLUMNS = ("kernel_id", "program_id", "program_hash", "split_group", "family", "group", "group_size", "arch",
+                "triton_version", "ptxas_version")  # the labels' toolchain, recorded in the model bundle
 LABEL_COLUMNS = ("regs", "spill_store_bytes", "spill_load_bytes", "latency_us")
 
 
@@ -73,6 +74,20 @@ class TrainingTable:
     @property
     def programs(self) -> np.ndarray:
         return self.rows["program_id"].to_numpy()
+
+    @property
+    def groups(self) -> np.ndarray:
+        """What every grouped split and CV fold groups rows by (shape (n,)).
+
+        ``split_group`` (:func:`costfuse.data.dedupe.split_groups`): programs
+        joined by content and by any kernel body they share, so twins and
+        shared kernels stay on one side.  A table built by hand without it
+        groups by ``program_hash``, else ``program_id``.
+        """
+        for col in ("split_group", "program_hash", "program_id"):
+            if col in self.rows:
+                return self.rows[col].to_numpy()
+        raise KeyError("a training table needs program_id")
 
     @property
     def families(self) -> np.ndarray:
@@ -129,6 +144,7 @@ def load_table(directory: str | os.PathLike, arch: str | None = "sm_90") -> Trai
 
     ``arch=None`` keeps every arch (only sensible if there is one).
     """
+    from costfuse.data.dedupe import program_hashes, split_groups
     from costfuse.data.store import read_dataset, shards
 
     directory = Path(directory)
@@ -149,6 +165,11 @@ def load_table(directory: str | os.PathLike, arch: str | None = "sm_90") -> Trai
     df = df[(df["status"] == "ok") & df["regs"].notna()].reset_index(drop=True)
     if df.empty:
         raise DatasetError(f"{directory}: no rows with status=ok and compile labels")
+    try:
+        df["program_hash"] = program_hashes(df)
+        df["split_group"] = split_groups(df)
+    except ValueError as err:
+        raise DatasetError(f"{directory}: {err}") from None
     X, keep, errors = featurize_rows(df)
     dropped.update(errors)
     rows = df.loc[keep, list(META_COLUMNS + LABEL_COLUMNS)].reset_index(drop=True)

@@ -28,33 +28,10 @@ import numpy as np
 import pandas as pd
 import xgboost as xgb
 
+from costfuse.cost_models.bundle import HEADS, TRANSFORMS, HeadSpec  # the bundle format's home; re-exported here
 from costfuse.train.metrics import best_f1_threshold
 from costfuse.train.splits import group_folds
 
-TRANSFORMS = {
-    "none": (lambda y: y, lambda z: z),
-    "log1p": (np.log1p, np.expm1),
-    "log": (np.log, np.exp),
-}
-
-
-@dataclass(frozen=True)
-class HeadSpec:
-    """What a head predicts: its kind, target transform, and the ``--target`` group it belongs to."""
-
-    name: str
-    kind: str          # "classifier" | "regressor"
-    transform: str     # key of TRANSFORMS
-    target: str        # "spills" | "regs" | "latency"
-    registered_name: str
-
-
-HEADS: dict[str, HeadSpec] = {h.name: h for h in (
-    HeadSpec("spill", "classifier", "none", "spills", "costfuse-spill"),
-    HeadSpec("spill_bytes", "regressor", "log1p", "spills", "costfuse-spill-bytes"),
-    HeadSpec("regs", "regressor", "none", "regs", "costfuse-regs"),
-    HeadSpec("latency", "regressor", "log", "latency", "costfuse-latency"),
-)}
 TARGETS = ("spills", "regs", "latency")
 
 

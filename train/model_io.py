@@ -1,12 +1,10 @@
 """Model files: XGBoost JSON boosters plus a metadata JSON, never pickle.
 
-A *bundle* is a directory::
-
-    metadata.json      feature schema version and columns, dataset hash, metrics,
-                       training command, per-head kind/transform/threshold/file,
-                       feature ranges seen in training
-    spill.json         one XGBoost JSON booster per head (spill, spill_bytes, regs, latency)
-    ...
+A *bundle* is a directory of ``metadata.json`` and one XGBoost JSON file per
+head; its format (names, head specs, transforms, the schema and arch checks)
+has one home, :mod:`costfuse.cost_models.bundle`, which the pass reads
+without this trainer.  Here the trainer writes bundles and reads them back
+as ``xgboost.Booster`` objects, for tests and analysis.
 
 The MLflow registry holds each head as its own ``xgboost``-flavour model in
 JSON format (``models:/costfuse-spill@champion``); the same metadata, limited
@@ -28,15 +26,13 @@ import numpy as np
 import pandas as pd
 import xgboost as xgb
 
+from costfuse.cost_models.bundle import (  # noqa: F401  (FORMAT, check_schema: re-exported for callers)
+    FORMAT, METADATA_FILE, TRANSFORMS, BundleError, Head, check_schema, load_bundle,
+)
 from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
-from costfuse.train.fit import TRANSFORMS
 
-METADATA_FILE = "metadata.json"
-FORMAT = "costfuse-model/1"
-
-
-class ModelSchemaError(RuntimeError):
-    """A saved model that does not match this code's feature schema (or is not a CostFuse model)."""
+ModelSchemaError = BundleError
+"""A saved model that is broken, not a CostFuse model, or of another feature schema (one-line message)."""
 
 
 def save_bundle(directory: str | os.PathLike, boosters: dict[str, xgb.Booster], metadata: dict) -> Path:
@@ -63,20 +59,6 @@ def _write_json(path: Path, obj: Any) -> None:
         f.write("\n")
     os.chmod(tmp, 0o644)  # mkstemp makes it private; a shipped model file must be readable by all
     os.replace(tmp, path)
-
-
-def check_schema(metadata: dict, where: str) -> None:
-    """Raise :class:`ModelSchemaError` unless ``metadata`` matches this featurize's schema."""
-    if metadata.get("format") != FORMAT:
-        raise ModelSchemaError(f"{where}: not a CostFuse model (format {metadata.get('format')!r}, expected {FORMAT})")
-    version = metadata.get("feature_schema_version")
-    if version != FEATURE_SCHEMA_VERSION:
-        raise ModelSchemaError(
-            f"{where}: trained on feature schema v{version}, but this featurize computes v{FEATURE_SCHEMA_VERSION}; "
-            "retrain it (costfuse-train --data DIR --export DIR) or use a matching CostFuse version")
-    if list(metadata.get("feature_columns", [])) != list(FEATURE_COLUMNS):
-        raise ModelSchemaError(f"{where}: feature columns differ from featurize's FEATURE_COLUMNS "
-                               f"(schema v{version} on both sides: bump FEATURE_SCHEMA_VERSION when columns change)")
 
 
 def load_model(path: str | os.PathLike) -> tuple[dict[str, xgb.Booster], dict]:
@@ -106,21 +88,25 @@ def load_model(path: str | os.PathLike) -> tuple[dict[str, xgb.Booster], dict]:
 
 
 def _load_dir(directory: Path, where: str) -> tuple[dict[str, xgb.Booster], dict]:
-    if (directory / METADATA_FILE).is_file():
-        meta = json.loads((directory / METADATA_FILE).read_text())
-    elif (directory / "MLmodel").is_file():
+    metadata = None
+    if not (directory / METADATA_FILE).is_file():
+        if not (directory / "MLmodel").is_file():
+            raise FileNotFoundError(f"{where}: neither {METADATA_FILE} nor an MLflow MLmodel file in {directory}")
         from mlflow.models import Model
 
-        meta = Model.load(str(directory / "MLmodel")).metadata or {}
-    else:
-        raise FileNotFoundError(f"{where}: neither {METADATA_FILE} nor an MLflow MLmodel file in {directory}")
-    check_schema(meta, where)
-    boosters = {}
-    for name, head in meta["heads"].items():
-        booster = xgb.Booster()
-        booster.load_model(str(directory / head["file"]))
-        boosters[name] = booster
-    return boosters, meta
+        metadata = Model.load(str(directory / "MLmodel")).metadata or {}
+    bundle = load_bundle(directory, metadata=metadata, where=where)
+    return {name: _booster(head) for name, head in bundle.heads.items()}, bundle.metadata
+
+
+def _booster(head: Head) -> xgb.Booster:
+    """``head`` as a Booster with XGBoost's default threads (the pass's :meth:`Head.booster` uses one)."""
+    booster = xgb.Booster()
+    try:
+        booster.load_model(bytearray(head.raw))
+    except xgb.core.XGBoostError as err:
+        raise BundleError(f"{head.where}: XGBoost cannot load it ({str(err).strip().splitlines()[0]})") from None
+    return booster
 
 
 def _matrix(metadata: dict, X: pd.DataFrame | np.ndarray) -> xgb.DMatrix:
@@ -167,6 +153,7 @@ def metadata_from(result, command: str) -> dict:
     summary = result.summary()
     return {
         "format": FORMAT,
+        **{c: _recorded(t.rows, c) for c in ("arch", "triton_version", "ptxas_version")},
         "feature_schema_version": FEATURE_SCHEMA_VERSION,
         "feature_columns": list(FEATURE_COLUMNS),
         "feature_ranges": {c: [float(train_X[c].min()), float(train_X[c].max())] for c in FEATURE_COLUMNS},
@@ -185,6 +172,14 @@ def metadata_from(result, command: str) -> dict:
         },
         "metrics": summary,
     }
+
+
+def _recorded(rows: pd.DataFrame, column: str) -> str:
+    """The value of ``column`` over the training rows (the labels' arch, triton, ptxas): ``"a, b"`` if
+    several, ``""`` if the table lacks the column.  The pass refuses a model of another arch."""
+    if column not in rows:
+        return ""
+    return ", ".join(sorted(str(v) for v in rows[column].dropna().unique()))
 
 
 def export(result, directory: str | os.PathLike, command: str) -> Path:

@@ -123,7 +123,7 @@ def fit_head(spec: HeadSpec, table: TrainingTable, train: np.ndarray, params: XG
     mask = train & ~np.isnan(y.astype(float))
     if not mask.any():
         return None
-    return XGBHead(spec, params).fit(table.X[mask], y[mask], table.programs[mask])
+    return XGBHead(spec, params).fit(table.X[mask], y[mask], table.groups[mask])
 
 
 def score_baseline(model, table: TrainingTable, mask: np.ndarray) -> Scored:
@@ -140,7 +140,7 @@ def run(table: TrainingTable, target: str = "all", params: XGBParams | None = No
     """
     params = params or XGBParams()
     specs = [s for s in heads_for(target) if s.name != "latency" or table.has_latency]
-    split = grouped_split(table.programs, test_size, params.seed)
+    split = grouped_split(table.groups, test_size, params.seed)
     heads: dict[str, HeadResult] = {}
     for spec in specs:
         log(f"fit {spec.name} on {int(split.train.sum())} rows")
@@ -155,17 +155,19 @@ def run(table: TrainingTable, target: str = "all", params: XGBParams | None = No
 
     for model in fresh_baselines():
         log(f"fit baseline {model.name}")
-        model.fit(table.X[split.train], table.spills[split.train], table.programs[split.train])
+        model.fit(table.X[split.train], table.spills[split.train], table.groups[split.train])
         base_results.append(BaselineResult(model.name, model.describe(), score_baseline(model, table, split.test)))
     if holdout:
-        for hs in family_holdouts(table.families):
+        folds = list(family_holdouts(table.families))
+        for i, hs in enumerate(folds, 1):
             family = hs.name.split(":", 1)[1]
-            log(f"held-out family {family}: train {int(hs.train.sum())} rows, test {int(hs.test.sum())}")
+            log(f"held-out family {i}/{len(folds)} {family}: refit {len(heads)} heads + {len(base_results)} "
+                f"baselines on {int(hs.train.sum())} rows, test {int(hs.test.sum())}")
             for res in heads.values():
                 h = fit_head(res.spec, table, hs.train, params)
                 if h is not None:
                     res.holdout[family] = score_head(res.spec, h, table, hs.test).metrics
             for b, model in zip(base_results, fresh_baselines()):
-                model.fit(table.X[hs.train], table.spills[hs.train], table.programs[hs.train])
+                model.fit(table.X[hs.train], table.spills[hs.train], table.groups[hs.train])
                 b.holdout[family] = score_baseline(model, table, hs.test).metrics
     return TrainResult(table, split, params, heads, base_results)

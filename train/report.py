@@ -20,7 +20,7 @@ def render(result: TrainResult) -> str:
     ]
     if t.dropped:
         lines.append("left out: " + ", ".join(f"{k} ({v})" for k, v in sorted(t.dropped.items())))
-    lines.append(f"grouped split by program_id: train {int(result.split.train.sum())} rows, "
+    lines.append(f"grouped split by program content and shared kernels: train {int(result.split.train.sum())} rows, "
                  f"test {int(result.split.test.sum())} rows "
                  f"({int(t.spills[result.split.test].sum())} spilling)")
     lines += ["", "spill classifier (grouped split, test programs)",

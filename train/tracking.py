@@ -2,9 +2,13 @@
 
 Where runs go (first that is set wins): ``--tracking-uri``, the
 ``MLFLOW_TRACKING_URI`` environment variable, then the embedded default
-``sqlite:///<cwd>/mlflow.db`` with artifacts under ``<cwd>/mlruns/``
-(both git-ignored).  The team setup is ``mlflow server`` + Postgres; nothing
-here changes for it but the URI.
+``sqlite:///<cwd>/mlflow.db``.  Artifacts go where the store is: for a SQLite
+store, ``mlartifacts/`` beside the database file (``./mlartifacts`` for the
+default), so a run never litters the working directory of a store kept
+elsewhere; ``--artifacts DIR`` picks another folder.  Either is fixed when
+the experiment is created (MLflow cannot move it later).  The team setup is
+``mlflow server`` + Postgres, whose ``--artifacts-destination`` decides;
+nothing here changes for it but the URI.
 
 A run logs: params (booster, split, dataset), tags (dataset hash, feature
 schema version, command), metrics (:meth:`TrainResult.summary`), the text
@@ -18,9 +22,12 @@ run must not wait on one.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import sys
 import tempfile
+from contextlib import contextmanager, redirect_stderr
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +35,7 @@ os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("DO_NOT_TRACK", "true")
 
 DB_FILE = "mlflow.db"
+ARTIFACTS_DIR = "mlartifacts"
 DEFAULT_EXPERIMENT = "costfuse"
 DEFAULT_ALIAS = "champion"
 
@@ -42,17 +50,62 @@ def resolve_tracking_uri(cli_value: str | None = None) -> str:
     return cli_value or os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri()
 
 
-def ensure_experiment(name: str, uri: str) -> str:
-    """The id of experiment ``name``, created if missing.
+def sqlite_path(uri: str) -> Path | None:
+    """The database file of a ``sqlite:///PATH`` URI (relative to the cwd, as SQLAlchemy reads it); else None."""
+    if not uri.startswith("sqlite:///"):
+        return None
+    path = uri[len("sqlite:///"):].split("?", 1)[0]
+    return Path(path).resolve() if path and path != ":memory:" else None
 
-    Its artifact location is the store's default: ``<cwd>/mlruns/<id>`` for a
-    SQLite store, the server's ``--artifacts-destination`` for a server.
+
+def artifact_location(uri: str, artifacts: str | os.PathLike | None = None) -> str | None:
+    """Where a new experiment's artifacts go: ``artifacts`` if given, else
+    ``<folder of the SQLite file>/mlartifacts`` for a SQLite store, else None
+    (the store's own choice: a server's ``--artifacts-destination``)."""
+    if artifacts is not None:
+        return Path(artifacts).resolve().as_uri()
+    db = sqlite_path(uri)
+    return (db.parent / ARTIFACTS_DIR).as_uri() if db is not None else None
+
+
+def ensure_experiment(name: str, uri: str, artifacts: str | os.PathLike | None = None) -> str:
+    """The id of experiment ``name``, created if missing with :func:`artifact_location`'s folder.
+
+    An existing experiment keeps its folder (MLflow cannot move it); asking
+    for another one with ``artifacts`` is a ``ValueError`` rather than a
+    silent write elsewhere.
     """
     import mlflow
 
     client = mlflow.MlflowClient(uri)
     exp = client.get_experiment_by_name(name)
-    return exp.experiment_id if exp is not None else client.create_experiment(name)
+    location = artifact_location(uri, artifacts)
+    if exp is None:
+        return client.create_experiment(name, artifact_location=location)
+    if artifacts is not None and exp.artifact_location.rstrip("/") != location.rstrip("/"):
+        raise ValueError(f"experiment {name!r} already keeps its artifacts in {exp.artifact_location}; "
+                         f"pass that as --artifacts, or a new --experiment")
+    return exp.experiment_id
+
+
+@contextmanager
+def quiet_mlflow(enabled: bool = True):
+    """Hold back everything MLflow writes to stderr (INFO logs, "Successfully registered model ...",
+    warnings) for ``-q``, and replay it if the block fails, so quiet never hides why.
+
+    The switch is ``sys.stderr`` itself: MLflow writes through several paths,
+    and some of its own context managers turn its logging stream back on.
+    """
+    if not enabled:
+        yield
+        return
+    held = io.StringIO()
+    try:
+        with redirect_stderr(held):
+            yield
+    except BaseException:
+        sys.stderr.write(held.getvalue())
+        raise
 
 
 @dataclass(frozen=True)
@@ -65,11 +118,13 @@ class LoggedRun:
 
 
 def log_run(result, *, tracking_uri: str, experiment: str = DEFAULT_EXPERIMENT, command: str = "",
-            alias: str | None = DEFAULT_ALIAS, register: bool = True, report: str = "") -> LoggedRun:
+            alias: str | None = DEFAULT_ALIAS, register: bool = True, report: str = "",
+            artifacts: str | os.PathLike | None = None) -> LoggedRun:
     """Log ``result`` (a :class:`train.pipeline.TrainResult`) as one MLflow run; see the module docstring.
 
     With ``register``, each head becomes a new version of ``costfuse-<head>``
-    and, with ``alias``, that alias is moved to it.
+    and, with ``alias``, that alias is moved to it.  ``artifacts``: see
+    :func:`ensure_experiment`.
     """
     import mlflow
     import mlflow.xgboost
@@ -80,7 +135,7 @@ def log_run(result, *, tracking_uri: str, experiment: str = DEFAULT_EXPERIMENT, 
     from costfuse.train.plots import all_plots
 
     mlflow.set_tracking_uri(tracking_uri)
-    exp_id = ensure_experiment(experiment, tracking_uri)
+    exp_id = ensure_experiment(experiment, tracking_uri, artifacts)
     client = mlflow.MlflowClient(tracking_uri)
     t = result.table
     meta = metadata_from(result, command)

@@ -1,33 +1,41 @@
 """An XGBoost tree ensemble evaluated with NumPy, for the pass's one-candidate-at-a-time predictions.
 
 The fusion pass asks about one edge at a time, so the learned model predicts
-a row or three per call.  ``Booster.inplace_predict`` costs ~0.4 ms per call
-on this machine whatever the batch size (argument checks, the array
-interface, thread set-up), 10x the trees' own work; two heads made a pass
-decision ~2 ms.  Here the trees are flattened into arrays once and all trees
-step down one level per NumPy operation, so a row costs tens of microseconds
-and a batch scales with its size.
+a row or three per call.  ``Booster.inplace_predict`` pays a fixed cost per
+call whatever the batch size (argument checks, the array interface, thread
+set-up), several times the trees' own work on one row.  Here the trees are
+flattened into arrays once and all trees step down one level per NumPy
+operation, so a call costs what its rows' tree walks cost and a batch scales
+with its size: cheaper than XGBoost for a few rows, dearer for many.  Both,
+per call, at several batch sizes: ``experiments/results/bench_decisions.md``
+("Prediction cost per call").
 
 Semantics are XGBoost's own: features are compared as float32 (``x <
 split`` goes left, a NaN follows ``default_left``), leaf values are summed
-onto the margin, and the margin's offset (``base_score`` after the
-objective's link) is read back from XGBoost itself at load time rather than
-re-derived.  Only plain single-output ``gbtree`` models with numerical
-splits are flattened; :func:`flatten` returns ``None`` for anything else and
-the caller keeps ``inplace_predict``.  ``tests/test_learned.py`` checks the
-two agree (to 1e-5) on every head of the shipped and the test models, over
-random rows in the training range with split values hit exactly and a NaN.
+onto the margin, and the margin's offset is ``base_score`` (stored in output
+space) taken back through the objective's link, in float32 as XGBoost does.
+:func:`flatten` reads the model's JSON text, not an ``xgboost.Booster``, so
+the pass predicts without importing XGBoost (it costs ~1 s of start-up).
+Only plain single-output ``gbtree`` models with numerical splits and an
+objective in :data:`OBJECTIVES` are flattened; :func:`flatten` returns
+``None`` for anything else and the caller falls back to XGBoost
+(:class:`costfuse.cost_models.bundle.Head`).  ``tests/test_learned.py``
+checks the two agree (to 1e-5) on every head of the shipped and the test
+models, over random rows in the training range with split values hit
+exactly and a NaN.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-LINKS = {"binary:logistic": lambda m: 1.0 / (1.0 + np.exp(-m)), "reg:squarederror": lambda m: m}
-"""Objective -> inverse link from margin to prediction (the objectives ``train.fit`` uses)."""
+OBJECTIVES = {
+    "binary:logistic": (lambda m: 1.0 / (1.0 + np.exp(-m)), lambda p: -np.log(np.float32(1) / p - np.float32(1))),
+    "reg:squarederror": (lambda m: m, lambda p: p),
+}
+"""Objective -> (margin to prediction, ``base_score`` to margin): the objectives ``train.fit`` uses."""
 
 
 @dataclass(frozen=True)
@@ -61,16 +69,20 @@ class Forest:
         return self.link(self.margin(X))
 
 
-def flatten(booster) -> Forest | None:
-    """The :class:`Forest` of an ``xgboost.Booster``, or ``None`` if it is not a plain numeric gbtree."""
-    learner = json.loads(booster.save_raw("json"))["learner"]
-    link = LINKS.get(learner["objective"]["name"])
+def flatten(model: dict) -> Forest | None:
+    """The :class:`Forest` of a parsed XGBoost JSON model, or ``None`` if it is not a plain numeric gbtree.
+
+    Raises ``KeyError``/``ValueError``/``TypeError`` for JSON that is not an XGBoost model.
+    """
+    learner = model["learner"]
+    objective = OBJECTIVES.get(learner["objective"]["name"])
     gb = learner["gradient_booster"]
-    if link is None or gb["name"] != "gbtree" or int(learner["learner_model_param"].get("num_target", 1)) != 1 \
-            or int(learner["learner_model_param"].get("num_class", 0)) > 1:
+    param = learner["learner_model_param"]
+    if objective is None or gb["name"] != "gbtree" or int(param.get("num_target", 1)) != 1 \
+            or int(param.get("num_class", 0)) > 1:
         return None
     trees = gb["model"]["trees"]
-    if any(any(t["split_type"]) for t in trees):  # categorical splits
+    if not trees or any(any(t["split_type"]) for t in trees):  # no trees, or categorical splits
         return None
     parts, roots, start, depth = [], [], 0, 0
     for t in trees:
@@ -83,12 +95,16 @@ def flatten(booster) -> Forest | None:
         roots.append(start)
         depth = max(depth, _depth(lc, rc))
         start += len(lc)
+    link, base_margin = objective
+    offset = float(base_margin(np.float32(_base_score(param["base_score"]))))
     feature, threshold, left, right, default_left, value = (np.concatenate(c) for c in zip(*parts))
-    forest = Forest(feature.astype(np.intp), threshold, left.astype(np.intp), right.astype(np.intp), default_left,
-                    value.astype(np.float32), np.asarray(roots, np.intp), depth, 0.0, link)
-    probe = np.zeros((1, int(learner["learner_model_param"]["num_feature"])), np.float32)
-    offset = float(booster.inplace_predict(probe, predict_type="margin")[0]) - float(forest.margin(probe)[0])
-    return replace(forest, offset=offset)
+    return Forest(feature.astype(np.intp), threshold, left.astype(np.intp), right.astype(np.intp), default_left,
+                  value.astype(np.float32), np.asarray(roots, np.intp), depth, offset, link)
+
+
+def _base_score(text: str) -> float:
+    """``learner_model_param.base_score``: ``"5E-1"`` (XGBoost < 3.1) or ``"[5E-1]"`` (a one-target vector)."""
+    return float(str(text).strip("[]"))
 
 
 def _depth(left: np.ndarray, right: np.ndarray) -> int:

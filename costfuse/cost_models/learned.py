@@ -23,11 +23,14 @@ Predictions are cached per feature vector and computed in one batch per
 :meth:`Learned.decide_batch` call, so repeated kernels (the same fused body
 seen again, or across experiment grid points) cost one dictionary lookup.
 
-``model``: a bundle directory or one head's ``.json`` (``costfuse-train
---export``), or an MLflow URI.  For ``models:/NAME@ALIAS`` the other heads are
-loaded from the registry at the same alias (``costfuse-spill-bytes@ALIAS``,
-...), because the registry holds each head as its own model.  Empty: the
-shipped bundle in ``costfuse/models/``.
+``model``: a bundle folder (``costfuse-train --export``; the format is
+:mod:`costfuse.cost_models.bundle`), or an MLflow URI (``models:/NAME@ALIAS``
+brings the other heads registered at the same alias,
+:mod:`costfuse.cost_models.registry`).  Empty: the shipped bundle in
+``costfuse/models/``.  A file is refused rather than read as its folder,
+and a model trained on another arch's labels is refused unless
+``allow_arch_mismatch``.  Loading imports neither the trainer nor XGBoost:
+the trees run in NumPy.
 """
 
 from __future__ import annotations
@@ -42,13 +45,11 @@ from costfuse.cost_models.analytical import (
     Analytical, candidate_features, estimate_spill_bytes, kernel_time, producer_survives, spill_traffic_bytes, time_rule,
 )
 from costfuse.cost_models.base import CostModel, Decision, FusionCandidate
-from costfuse.cost_models.forest import flatten
+from costfuse.cost_models.bundle import METADATA_FILE, Bundle, BundleError, arch_problem, is_uri, load_bundle
 from costfuse.targets import get_target
 
 SHIPPED_MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
 HEADS_USED = ("spill", "spill_bytes", "latency")
-SMALL_BATCH = 32
-"""Batches up to this many rows are predicted by :mod:`costfuse.cost_models.forest` (faster below ~60 rows)."""
 
 
 @dataclass(frozen=True)
@@ -63,57 +64,30 @@ class KernelPrediction:
     out_of_range: str = ""  # the first offending column, for the reason
 
 
-def load_heads(model: str = "", tracking_uri: str = "") -> tuple[dict, dict]:
-    """``(boosters, metadata)`` of the heads the pass uses, from ``model`` (see the module docstring).
+def load_heads(model: str = "", tracking_uri: str = "") -> Bundle:
+    """The heads the pass uses, from ``model`` (see the module docstring).
 
     Raises ``ValueError`` with a one-line message for a missing or incompatible model.
     """
-    from costfuse.train.model_io import ModelSchemaError, load_model
-
     source = model or str(SHIPPED_MODEL_DIR)
-    if not model and not (SHIPPED_MODEL_DIR / "metadata.json").is_file():
+    if not model and not (SHIPPED_MODEL_DIR / METADATA_FILE).is_file():
         raise ValueError(f"no shipped model in {SHIPPED_MODEL_DIR} (costfuse-train --data DIR --export "
-                         f"{SHIPPED_MODEL_DIR}), so pass --model PATH|models:/NAME@ALIAS")
-    remote = "://" in source or source.startswith(("models:/", "runs:/"))
+                         f"{SHIPPED_MODEL_DIR}), so pass --model DIR|models:/NAME@ALIAS")
     try:
-        if remote:
-            import mlflow
+        if is_uri(source):
+            from costfuse.cost_models.registry import load_registered
 
-            from costfuse.train.tracking import resolve_tracking_uri
-
-            mlflow.set_tracking_uri(resolve_tracking_uri(tracking_uri or None))
-        boosters, meta = load_model(source)
-        if source.startswith("models:/") and "@" in source:
-            boosters, meta = _sibling_heads(source, boosters, meta, load_model)
-    except (ModelSchemaError, FileNotFoundError, OSError) as err:
+            bundle = load_registered(source, tracking_uri, HEADS_USED)
+        elif Path(source).is_file():
+            raise BundleError(f"a file; --model takes a model folder (the one holding {METADATA_FILE}, e.g. "
+                              f"--model {Path(source).parent}) or models:/NAME@ALIAS")
+        else:
+            bundle = load_bundle(source, HEADS_USED)
+    except BundleError as err:
         raise ValueError(f"cannot load model {source}: {err}") from None
-    except Exception as err:  # mlflow's registry errors (unknown name/alias) have many types
-        if remote:
-            raise ValueError(f"cannot load model {source}: {type(err).__name__}: {str(err).splitlines()[0]}") from None
-        raise
-    if "spill" not in boosters:
-        raise ValueError(f"model {source} has no 'spill' head (heads: {', '.join(boosters) or 'none'})")
-    keep = {k: b for k, b in boosters.items() if k in HEADS_USED}
-    return keep, {**meta, "heads": {k: meta["heads"][k] for k in keep}}
-
-
-def _sibling_heads(uri: str, boosters: dict, meta: dict, load_model) -> tuple[dict, dict]:
-    """Add the other heads registered at the same alias as ``uri`` (same training dataset only)."""
-    from costfuse.train.fit import HEADS
-
-    alias = uri.rsplit("@", 1)[1]
-    heads = dict(meta["heads"])
-    for spec in HEADS.values():
-        if spec.name in boosters or spec.name not in HEADS_USED:
-            continue
-        try:
-            more, m = load_model(f"models:/{spec.registered_name}@{alias}")
-        except Exception:  # not registered at this alias: that head is simply absent
-            continue
-        if m.get("dataset_hash") == meta.get("dataset_hash"):
-            boosters = {**boosters, **more}
-            heads.update(m["heads"])
-    return boosters, {**meta, "heads": heads}
+    if "spill" not in bundle.heads:
+        raise ValueError(f"model {source} has no 'spill' head (heads: {', '.join(bundle.heads) or 'none'})")
+    return bundle
 
 
 @dataclass
@@ -131,25 +105,27 @@ class Learned(CostModel):
     margin: float = 0.0
     spill_budget: float = 0.0
     tile_policy: str = "heuristic"
-    boosters: dict = field(init=False, repr=False, compare=False, default_factory=dict)
+    allow_arch_mismatch: bool = False
+    heads: dict = field(init=False, repr=False, compare=False, default_factory=dict)
     metadata: dict = field(init=False, repr=False, compare=False, default_factory=dict)
     _cache: dict = field(init=False, repr=False, compare=False, default_factory=dict)
-    _forests: dict | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self):
         if self.spill_budget < 0:
             raise ValueError(f"--spill-budget must be >= 0 bytes, got {self.spill_budget}")
         self._fallback = Analytical(self.arch, self.margin, self.tile_policy)  # validates those three
         self._target = get_target(self.arch)
-        self.boosters, self.metadata = load_heads(self.model, self.tracking_uri)
-        for booster in self.boosters.values():
-            booster.set_param({"nthread": 1})
+        bundle = load_heads(self.model, self.tracking_uri)
+        problem = arch_problem(bundle.metadata, self.arch)
+        if problem and not self.allow_arch_mismatch:
+            raise ValueError(f"model {self.source}: {problem}; pass --allow-arch-mismatch to use it anyway")
+        self.heads, self.metadata = bundle.heads, bundle.metadata
         self._columns = list(self.metadata["feature_columns"])
         ranges = self.metadata["feature_ranges"]
         self._lo = np.array([ranges[c][0] for c in self._columns])
         self._hi = np.array([ranges[c][1] for c in self._columns])
         self._threshold = float(self.metadata["heads"]["spill"]["threshold"])
-        self.has_latency = "latency" in self.boosters
+        self.has_latency = "latency" in self.heads
 
     @property
     def source(self) -> str:
@@ -181,24 +157,12 @@ class Learned(CostModel):
     def _predict(self, X: np.ndarray) -> dict[str, np.ndarray]:
         """Each head's prediction in natural units, as ``train.model_io.predict`` (tested equal).
 
-        Up to :data:`SMALL_BATCH` rows (the pass asks about one candidate at a
-        time) the trees run in NumPy (:mod:`costfuse.cost_models.forest`,
-        ~50 us a row against ~0.4 ms per ``inplace_predict`` call); larger
-        batches go to ``inplace_predict`` on one thread (a DMatrix and a thread
-        pool per call cost ~30 ms on a busy 2-core machine).
+        Small batches (the pass asks about one candidate at a time) run in
+        NumPy (:mod:`costfuse.cost_models.forest`; per-call costs against
+        ``inplace_predict``: ``experiments/results/bench_decisions.md``);
+        see :meth:`bundle.Head.predict`.
         """
-        from costfuse.train.fit import TRANSFORMS
-
-        if len(X) <= SMALL_BATCH and self._forests is None:
-            self._forests = {name: flatten(b) for name, b in self.boosters.items()}
-        out = {}
-        for name, booster in self.boosters.items():
-            head = self.metadata["heads"][name]
-            forest = self._forests.get(name) if len(X) <= SMALL_BATCH else None
-            raw = forest.predict(X) if forest is not None else booster.inplace_predict(X)
-            raw = np.asarray(raw, float).reshape(len(X))
-            out[name] = raw if head["kind"] == "classifier" else TRANSFORMS[head["transform"]][1](raw)
-        return out
+        return {name: head.predict(X) for name, head in self.heads.items()}
 
     def _row(self, f: dict[str, float]) -> tuple[float, ...]:
         return tuple(float(f[c]) for c in self._columns)

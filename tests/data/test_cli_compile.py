@@ -32,6 +32,9 @@ def test_compile_json(module_file, capsys):
     assert len(ok) == 2 and all(r["regs"] > 0 and r["spill_store_bytes"] == 0 for r in ok)
     assert all(r["arch"] == "sm_90" and r["kernel_id"] and r["ptxas_version"] for r in ok)
     assert ok[1]["config"]["RBLOCK"] == 128
+    # one pass: the input read and the output written (64x32 f32); the f16 reduction also reads its init
+    assert [(r["mode"], r["hbm_bytes"]) for r in ok] == [("pointwise", 2 * 64 * 32 * 4),
+                                                         ("persistent", 16 * 128 * 2 + 2 * 16 * 2)]
     assert rows[2]["status"] == "unsupported" and "math.atan" in rows[2]["error"]
 
 
@@ -55,13 +58,16 @@ def test_explicit_config(module_file, capsys):
     assert row["status"] == "ok"
 
 
-def test_bad_input_exits_2(tmp_path, capsys):
+def test_bad_input_exits_1(tmp_path, capsys):
+    """costfuse-data's convention (costfuse.cli_common): bad input is exit 1 and one line."""
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @f( {")
-    assert main(["compile", str(bad)]) == 2
+    assert main(["compile", str(bad)]) == 1
     assert "bad.mlir:1" in capsys.readouterr().err
-    assert main(["compile", str(tmp_path / "missing.mlir")]) == 2
-    assert main(["compile", str(bad), "--arch", "volta"]) == 2
+    assert main(["compile", str(tmp_path / "missing.mlir")]) == 1
+    assert main(["compile", str(bad), "--arch", "volta"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all(line.startswith("costfuse-data compile: error: ") for line in err)
 
 
 def test_compile_is_a_subcommand_of_costfuse_data():

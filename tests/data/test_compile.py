@@ -11,8 +11,9 @@ import pytest
 from lowering_cases import Operand, generic_module, row_reduction
 
 from costfuse.ir import parse_module
-from costfuse.data.compile import (CompilePool, CompileResult, CompileTask, ResultCache, compile_kernel, kernel_id,
-                          parse_arch, parse_ptxas_log, ptxas_version, triton_version)
+from costfuse.data.compile import (CompilePool, CompileResult, CompileTask, CubinUsage, ResultCache, compile_kernel,
+                                   cubin_resource_usage, kernel_id, parse_arch, parse_ptxas_log, ptxas_version,
+                                   triton_version)
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.data.lower import generics_of, lower_generic
 
@@ -141,42 +142,48 @@ def test_compile_each_required_arch(pool, arch):
     assert r.spill_store_bytes == 0 and r.stack_bytes == 0
     assert r.shared_bytes >= 0 and r.compile_s > 0
     assert re.search(rf"for 'sm_{arch}a?'", r.ptxas_log) and r.ptxas_version == ptxas_version(arch)
+    assert cubin_resource_usage(r.cubin) == {"kernel": CubinUsage(r.regs, r.stack_bytes)}  # the log's numbers
 
 
-def _cuobjdump() -> Path | None:
-    import triton
-
-    path = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
-    return path if path.exists() else None
-
-
-def test_spills_are_reported_and_match_cuobjdump(pool, tmp_path):
-    tool = _cuobjdump()
+@pytest.fixture(scope="module")
+def spilled(pool):
+    """The compile result (with its cubin) of :func:`spilling_kernel` at sm_90."""
     k = spilling_kernel()
     (r,) = pool.run([CompileTask(k.source, k.config, 90)])
     assert r.status == "ok", r.error
+    return r
+
+
+def test_spills_are_reported_and_match_the_cubin(spilled):
+    """Registers and stack parsed from the ptxas log are the ones the cubin itself records."""
+    r = spilled
     assert r.regs == 255 and r.spill_store_bytes > 0 and r.spill_load_bytes > 0 and r.stack_bytes > 0
-    if tool is None:
-        pytest.skip("triton ships no cuobjdump here")
-    cubin = tmp_path / "k.cubin"
-    cubin.write_bytes(r.cubin)
-    out = subprocess.run([str(tool), "--dump-resource-usage", str(cubin)], capture_output=True, text=True,
-                         check=True).stdout
-    m = re.search(r"REG:(\d+) STACK:(\d+)", out)
-    assert m, out
-    assert (int(m.group(1)), int(m.group(2))) == (r.regs, r.stack_bytes)
+    assert cubin_resource_usage(r.cubin) == {"kernel": CubinUsage(r.regs, r.stack_bytes)}
 
 
-def test_register_count_matches_cuobjdump_for_a_small_kernel(pool, tmp_path):
-    tool = _cuobjdump()
-    if tool is None:
-        pytest.skip("triton ships no cuobjdump here")
+def test_cubin_reader_agrees_with_cuobjdump(pool, spilled, tmp_path):
+    """Our ELF reader against NVIDIA's own, which the pinned Triton wheel ships (so this never skips)."""
+    import triton
+
+    tool = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    assert tool.is_file(), f"{tool}: missing; triton {triton.__version__} should ship cuobjdump"
     k = _kernel(SMALL)
-    (r,) = pool.run([CompileTask(k.source, k.config, 90)])
-    cubin = tmp_path / "k.cubin"
-    cubin.write_bytes(r.cubin)
-    out = subprocess.run([str(tool), "--dump-resource-usage", str(cubin)], capture_output=True, text=True).stdout
-    assert f"REG:{r.regs} STACK:{r.stack_bytes}" in out
+    (small,) = pool.run([CompileTask(k.source, k.config, 90)])
+    for i, r in enumerate((spilled, small)):
+        cubin = tmp_path / f"k{i}.cubin"
+        cubin.write_bytes(r.cubin)
+        out = subprocess.run([str(tool), "--dump-resource-usage", str(cubin)], capture_output=True, text=True,
+                             check=True).stdout
+        found = {f: CubinUsage(int(regs), int(stack))
+                 for f, regs, stack in re.findall(r"Function (\w+):\s+REG:(\d+) STACK:(\d+)", out)}
+        assert found and found == cubin_resource_usage(r.cubin), out
+
+
+def test_cubin_reader_rejects_what_is_not_a_cubin(spilled):
+    with pytest.raises(ValueError, match="not a cubin"):
+        cubin_resource_usage(b"#!/bin/sh\n")
+    with pytest.raises(ValueError, match="malformed cubin"):
+        cubin_resource_usage(spilled.cubin[:2000])
 
 
 def test_compiler_error_becomes_status_error(pool):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from lowering_cases import Operand, elementwise, generic_module, ident, random_generic, row_reduction
@@ -17,6 +18,7 @@ from costfuse.ir import parse_module
 from costfuse.data.launch_config import (LOOPED_RBLOCK, PERSISTENT_RBLOCK_CAP, LaunchConfig, heuristic_config,
                                 neighbour_configs, next_pow2)
 from costfuse.data.lower import UnsupportedOp, analyze, generic_as_function, generics_of, lower_generic, lower_module
+from costfuse.data.interpret import run_interpreted
 from costfuse.data.verify import verify_generic, verify_module
 
 
@@ -33,9 +35,10 @@ def only_generic(text: str):
     return module, g
 
 
-def check(text: str, kdir, config: LaunchConfig | None = None, seed: int = 0) -> None:
+def check(text: str, kdir, config: LaunchConfig | None = None, seed: int = 0, args=None) -> None:
+    """Interpreter against IREE on ``args`` (default: seeded random operands)."""
     module, g = only_generic(text)
-    verify_generic(g, config, seed=seed, kernel_dir=kdir)
+    verify_generic(g, config, seed=seed, kernel_dir=kdir, args=args)
 
 
 # ---------------------------------------------------------------------------
@@ -183,6 +186,61 @@ def test_binary_f32(op, kdir):
 def test_fma(dtype, kdir):
     body = [f"%y = math.fma %a0, %a1, %a0 : {dtype}", "yield %y"]
     check(elementwise((8, 33), dtype, body, n_inputs=2), kdir)
+
+
+def _fpowi(n: int | None, dtype: str = "f32", itype: str = "i64", base: str = "%a0") -> str:
+    """``x.pow(n)`` as torch imports it: ``math.fpowi`` on a captured integer
+    constant.  ``n=None`` reads the exponent from an i32 input shifted to [-2, 1];
+    ``base="%p"`` raises ``|x|`` instead of ``x``."""
+    itype = "i32" if n is None else itype
+    body = [f"%p = math.absf %a0 : {dtype}", f"%y = math.fpowi {base}, %cn : {dtype}, {itype}", "yield %y"]
+    if n is None:
+        body[1:1] = ["%c2 = arith.constant 2 : i32", "%cn = arith.subi %a1, %c2 : i32"]
+        return generic_module(2, ["parallel"] * 2,
+                              [Operand((8, 33), dtype, ident(2)), Operand((8, 33), "i32", ident(2))],
+                              [Operand((8, 33), dtype, ident(2))], body)
+    text = elementwise((8, 33), dtype, body)
+    return text.replace("{\n", f"{{\n  %cn = arith.constant {n} : {itype}\n", 1)
+
+
+@pytest.mark.parametrize("n, itype", [(2, "i64"), (0, "i64"), (1, "i32"), (3, "i32"), (5, "i64"), (-1, "i64"),
+                                      (-3, "i64"), (-4, "i32"), (13, "i64")])
+def test_fpowi_constant_exponent(n, itype, kdir):
+    check(_fpowi(n, itype=itype), kdir)
+
+
+# f16 stays at n >= -1: IREE flushes f16 subnormals, so 1 / x**2 of a small x is inf there.
+@pytest.mark.parametrize("dtype, n", [("bf16", 2), ("bf16", -3), ("f16", 2), ("f16", -1), ("f64", 2), ("f64", -3)])
+def test_fpowi_in_other_float_types(dtype, n, kdir):
+    check(_fpowi(n, dtype), kdir)
+
+
+@pytest.mark.parametrize("config", [None, LaunchConfig(2, 16, 2)])
+def test_fpowi_in_a_reduction(config, kdir):
+    """RMSNorm's sum of squares, at x**6 so a named square lands inside the reduction loop."""
+    pre = ["%c6 = arith.constant 6 : i64", "%v = math.fpowi %a0, %c6 : f32, i64"]
+    check(row_reduction((4, 48), "f32", "arith.addf", pre), kdir, config)
+
+
+def test_fpowi_dynamic_exponent_uses_helper(kdir):
+    """IREE lowers a non-constant ``fpowi`` through ``powf``, which is NaN for every
+    negative base, so IREE checks the helper on ``|x|`` and numpy on ``x``."""
+    text = _fpowi(None, base="%p")
+    assert "_powi(" in _source(text)
+    check(text, kdir)
+    module, g = only_generic(_fpowi(None))
+    x = np.linspace(-2.0, 2.0, 264, dtype=np.float32).reshape(8, 33)  # never exactly 0
+    raw_n = np.arange(264, dtype=np.int32).reshape(8, 33) % 4
+    (out,) = run_interpreted(lower_generic(g).source, [x, raw_n, np.zeros_like(x)], kdir)
+    np.testing.assert_allclose(out, np.power(x.astype(np.float64), raw_n - 2.0), rtol=1e-5)
+
+
+def test_fpowi_small_exponents_are_multiplies():
+    """x.pow(2) (RMSNorm's square) is one multiply; a large constant goes to the helper."""
+    square = _source(_fpowi(2)).split("def kernel")[1]
+    assert "_powi" not in square and "_powf" not in square and "t1 * t1" in square
+    assert "1.0 / (" in _source(_fpowi(-3)).split("def kernel")[1]
+    assert "_powi(" in _source(_fpowi(5000))
 
 
 def test_integer_casts_and_reductions(kdir):
@@ -380,6 +438,40 @@ def test_arg_max_min_pairs(pred, comb, config, kdir):
         "      %i = linalg.index", "      %h = arith.constant 2.0 : f32\n      %t = arith.mulf %a0raw, %h : f32\n"
         "      %f = math.floor %t : f32\n      %a0 = arith.divf %f, %h : f32\n      %i = linalg.index")
     check(tied, kdir, config, seed=3)
+
+
+# Each extreme reduction, with the sign of row values that its identity must lose against.
+ONE_SIGNED = {"arith.maximumf": -1.0, "arith.maxnumf": -1.0, "arith.minimumf": 1.0, "arith.minnumf": 1.0}
+MASKED_TAILS = [(37, None), (37, LaunchConfig(2, 16, 2)), (5000, None)]  # persistent, looped, looped at the cap
+
+
+def _one_signed_rows(rnumel: int, sign: float) -> np.ndarray:
+    """(3, rnumel) f32 rows whose values all have ``sign``, magnitudes in [1, 3)."""
+    return (sign * np.random.default_rng(7).uniform(1.0, 3.0, (3, rnumel))).astype(np.float32)
+
+
+@pytest.mark.parametrize("combiner", sorted(ONE_SIGNED))
+@pytest.mark.parametrize("rnumel, config", MASKED_TAILS)
+def test_max_min_reductions_of_one_signed_rows(combiner, rnumel, config, kdir):
+    """The reduced value is the output and its init is -inf (+inf for min), as torch exports it, and
+    every row value is negative (positive for min), so a masked lane's identity that is not -inf (+inf)
+    -- 0.0, say -- would win.  No row length is a power of two: tiles and loop tails have masked lanes.
+    (Softmax cannot catch this: it is invariant to its max, and random rows straddle 0.)"""
+    sign = ONE_SIGNED[combiner]
+    args = [_one_signed_rows(rnumel, sign), np.full(3, sign * np.inf, np.float32)]
+    check(row_reduction((3, rnumel), "f32", combiner), kdir, config, args=args)
+
+
+@pytest.mark.parametrize("pred, comb", [("ogt", "maximumf"), ("olt", "minimumf")])
+@pytest.mark.parametrize("rnumel, config", MASKED_TAILS)
+def test_arg_max_min_of_one_signed_rows(pred, comb, rnumel, config, kdir):
+    """torch's aten.max.dim / aten.min.dim pair with its inits (value -inf / +inf, index 0) on rows of one
+    sign: both the value and its first index must come from the row, never from a masked lane."""
+    sign = ONE_SIGNED[f"arith.{comb}"]
+    text = generic_module(2, ["parallel", "reduction"], [Operand((3, rnumel), "f32", "d0, d1")],
+                          [Operand((3,), "f32", "d0"), Operand((3,), "i64", "d0")], _arg_body(pred, comb))
+    args = [_one_signed_rows(rnumel, sign), np.full(3, sign * np.inf, np.float32), np.zeros(3, np.int64)]
+    check(text, kdir, config, args=args)
 
 
 # ---------------------------------------------------------------------------

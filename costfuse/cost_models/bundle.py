@@ -1,0 +1,221 @@
+"""The model bundle: the one definition of what ``costfuse-train --export`` writes and the pass reads.
+
+A bundle is a folder::
+
+    metadata.json      format, feature schema version and columns, feature ranges seen in
+                       training, target arch with the triton and ptxas versions of its labels,
+                       dataset hash, metrics, the training command, and per head its
+                       kind / transform / threshold / file
+    spill.json         one XGBoost JSON model per head (spill, spill_bytes, regs, latency)
+    ...
+
+The trainer (:mod:`costfuse.train.model_io`) writes it with these names; the
+learned cost model reads it here.  Reading needs only ``json`` and NumPy: the
+trees run in :mod:`costfuse.cost_models.forest`, and XGBoost is imported
+lazily, only for a head whose trees cannot be flattened or for a large
+batch when XGBoost happens to be installed (it is faster there).  Importing
+XGBoost, scikit-learn and pandas through the trainer cost the pass ~2 s of
+start-up for nothing.
+
+Every error is a :class:`BundleError` whose one-line message names the file
+and what is wrong with it (a truncated head file must not reach XGBoost's
+C++ parser, whose error is a backtrace).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from costfuse.cost_models.forest import Forest, flatten
+from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
+
+FORMAT = "costfuse-model/1"
+METADATA_FILE = "metadata.json"
+SMALL_BATCH = 32
+"""Batches up to this many rows run in NumPy; larger ones go to XGBoost when it is installed (slower for a
+few rows, faster for many: ``experiments/results/bench_decisions.md``, "Prediction cost per call")."""
+
+TRANSFORMS = {
+    "none": (lambda y: y, lambda z: z),
+    "log1p": (np.log1p, np.expm1),
+    "log": (np.log, np.exp),
+}
+"""A regressor head's target transform: name -> (forward, applied to labels in training; inverse, applied to
+predictions)."""
+
+
+@dataclass(frozen=True)
+class HeadSpec:
+    """What a head predicts: its kind, target transform, and the ``--target`` group it belongs to."""
+
+    name: str
+    kind: str          # "classifier" | "regressor"
+    transform: str     # key of TRANSFORMS
+    target: str        # "spills" | "regs" | "latency"
+    registered_name: str
+
+
+HEADS: dict[str, HeadSpec] = {h.name: h for h in (
+    HeadSpec("spill", "classifier", "none", "spills", "costfuse-spill"),
+    HeadSpec("spill_bytes", "regressor", "log1p", "spills", "costfuse-spill-bytes"),
+    HeadSpec("regs", "regressor", "none", "regs", "costfuse-regs"),
+    HeadSpec("latency", "regressor", "log", "latency", "costfuse-latency"),
+)}
+KINDS = ("classifier", "regressor")
+NEEDS_XGBOOST = ("its trees need XGBoost (objective or tree type not evaluable in NumPy), which is not installed: "
+                 "pip install xgboost")
+
+
+class BundleError(ValueError):
+    """A model bundle that cannot be used: missing or broken files, another feature schema, not CostFuse's."""
+
+
+def read_json(path: Path) -> tuple[bytes, Any]:
+    """``(raw bytes, parsed value)`` of a JSON file; :class:`BundleError` naming it if missing or invalid."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise BundleError(f"{path}: no such file") from None
+    except OSError as err:
+        raise BundleError(f"{path}: cannot read it ({err.strerror or err})") from None
+    try:
+        return raw, json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise BundleError(f"{path}: not valid JSON, truncated or corrupt? ({err})") from None
+
+
+def check_schema(metadata: Any, where: str) -> None:
+    """Raise :class:`BundleError` unless ``metadata`` is a CostFuse model of this featurize's schema.
+
+    A model fed columns it was not trained on predicts garbage silently, so we fail loudly instead.
+    """
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
+        found = metadata.get("format") if isinstance(metadata, dict) else type(metadata).__name__
+        raise BundleError(f"{where}: not a CostFuse model (format {found!r}, expected {FORMAT})")
+    version = metadata.get("feature_schema_version")
+    if version != FEATURE_SCHEMA_VERSION:
+        raise BundleError(
+            f"{where}: trained on feature schema v{version}, but this featurize computes v{FEATURE_SCHEMA_VERSION}; "
+            "retrain it (costfuse-train --data DIR --export DIR) or use a matching CostFuse version")
+    if list(metadata.get("feature_columns", [])) != list(FEATURE_COLUMNS):
+        raise BundleError(f"{where}: feature columns differ from featurize's FEATURE_COLUMNS "
+                          f"(schema v{version} on both sides: bump FEATURE_SCHEMA_VERSION when columns change)")
+    ranges, heads = metadata.get("feature_ranges"), metadata.get("heads")
+    if not isinstance(ranges, dict) or not set(FEATURE_COLUMNS) <= set(ranges):
+        raise BundleError(f"{where}: 'feature_ranges' is missing or lacks some feature columns")
+    if not isinstance(heads, dict):
+        raise BundleError(f"{where}: 'heads' is missing")
+    for name, head in heads.items():
+        if not isinstance(head, dict) or head.get("kind") not in KINDS or head.get("transform") not in TRANSFORMS \
+                or not isinstance(head.get("file"), str) or not isinstance(head.get("threshold"), (int, float)):
+            raise BundleError(f"{where}: head {name!r} needs a kind ({', '.join(KINDS)}), a transform "
+                              f"({', '.join(TRANSFORMS)}), a threshold and a file")
+
+
+def arch_problem(metadata: dict, arch: str) -> str | None:
+    """Why a model trained on ``metadata``'s labels does not fit target ``arch``, or ``None`` if it does.
+
+    Registers and spills are per-arch facts (another arch has another register file and ptxas).
+    """
+    trained = metadata.get("arch")
+    if not trained:
+        return f"it does not record the arch of its labels (re-export it with costfuse-train), target {arch}"
+    if trained != arch:
+        versions = f"triton {metadata.get('triton_version') or '?'}, ptxas {metadata.get('ptxas_version') or '?'}"
+        return f"trained on {trained} labels ({versions}), but the target is {arch}"
+    return None
+
+
+@dataclass
+class Head:
+    """One head of a bundle: its metadata entry, its trees in NumPy, and its XGBoost JSON for the fallback."""
+
+    name: str
+    spec: dict                     # metadata["heads"][name]: kind, transform, threshold, file
+    where: str                     # the head's file, for messages
+    raw: bytes = field(repr=False)
+    forest: Forest | None = field(repr=False)
+    _booster: Any = field(default=None, repr=False)
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Predictions for rows ``X`` (shape ``(n, len(FEATURE_COLUMNS))``), shape ``(n,)``, in natural units.
+
+        A classifier gives P(positive); compare it with ``spec["threshold"]``.
+        """
+        X = np.asarray(X, float)
+        if self.forest is not None and (len(X) <= SMALL_BATCH or not _xgboost_installed()):
+            out = self.forest.predict(X)
+        else:
+            out = self.booster().inplace_predict(X)
+        out = np.asarray(out, float).reshape(len(X))
+        return out if self.spec["kind"] == "classifier" else TRANSFORMS[self.spec["transform"]][1](out)
+
+    def booster(self):
+        """This head as an ``xgboost.Booster`` on one thread (XGBoost is imported here, on first use)."""
+        if self._booster is None:
+            try:
+                import xgboost as xgb
+            except ImportError:
+                raise BundleError(f"{self.where}: {NEEDS_XGBOOST}") from None
+            booster = xgb.Booster()
+            booster.load_model(bytearray(self.raw))
+            booster.set_param({"nthread": 1})
+            self._booster = booster
+        return self._booster
+
+
+@dataclass
+class Bundle:
+    """A loaded bundle: its metadata (``heads`` limited to the loaded ones) and its heads by name."""
+
+    metadata: dict
+    heads: dict[str, Head]
+
+
+def load_bundle(directory: str | Path, heads: tuple[str, ...] | None = None, metadata: dict | None = None,
+                where: str = "") -> Bundle:
+    """Read the bundle in ``directory``: its ``metadata.json`` (or ``metadata``, as given) and its head files.
+
+    ``heads``: the names to load (default all; names the bundle lacks are skipped).  ``where`` names the
+    model in messages (default: the metadata file).  Raises :class:`BundleError`.
+    """
+    directory = Path(directory)
+    if metadata is None:
+        if not directory.is_dir():
+            raise BundleError(f"{directory}: no such model folder")
+        where = where or str(directory / METADATA_FILE)
+        metadata = read_json(directory / METADATA_FILE)[1]
+    where = where or str(directory)
+    check_schema(metadata, where)
+    loaded = {}
+    for name, spec in metadata["heads"].items():
+        if heads is not None and name not in heads:
+            continue
+        path = directory / spec["file"]
+        raw, model = read_json(path)
+        try:
+            forest = flatten(model)
+        except (KeyError, TypeError, ValueError, IndexError) as err:
+            raise BundleError(f"{path}: not an XGBoost JSON model ({type(err).__name__}: {err})") from None
+        if forest is None and not _xgboost_installed():  # say so now, not at the first large prediction
+            raise BundleError(f"{path}: {NEEDS_XGBOOST}")
+        loaded[name] = Head(name, spec, str(path), raw, forest)
+    return Bundle({**metadata, "heads": {n: metadata["heads"][n] for n in loaded}}, loaded)
+
+
+def is_uri(text: str) -> bool:
+    """Whether ``--model`` names an MLflow URI (``models:/NAME@ALIAS``, ``runs:/...``, ``scheme://...``)."""
+    return "://" in text or text.startswith(("models:/", "runs:/"))
+
+
+@functools.cache
+def _xgboost_installed() -> bool:
+    """Whether XGBoost can be imported, without importing it."""
+    return importlib.util.find_spec("xgboost") is not None

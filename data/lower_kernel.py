@@ -1,0 +1,504 @@
+"""Lower one kernel function (docs/groups.md) to one Triton kernel.
+
+Under ``--fusion groups`` a kernel is an outlined ``func.func`` carrying
+``costfuse.kernel``: member generics sharing rows, inits cloned in, and the
+launch the pass chose in ``costfuse.launch``.  :func:`lower_kernel` turns one
+such function into one Triton kernel at exactly that launch, in its mode:
+
+* ``pointwise``: every member runs over the same loops; one flat ``[XBLOCK]``
+  tile, as v1's pointwise kernels.
+* ``persistent``: an ``[XBLOCK, RBLOCK]`` tile holds whole rows
+  (``tl.static_assert(RBLOCK >= n)``); each input is loaded once and the
+  members run in program order: full members on the tile, reductions along
+  axis 1 to ``[XBLOCK, 1]``, per-row (rowwise) members on ``[XBLOCK, 1]``.
+* ``looped``: pass ``p`` loops over the row in ``RBLOCK`` chunks, computing
+  the reductions of level ``p`` and storing the full outputs of that pass,
+  *recomputing* the full values they need from loads
+  (:attr:`costfuse.kernel.KernelShape.pass_of` and its needed sets); rowwise
+  members run between passes, as soon as their inputs exist.
+
+What the kernel reads and stores is decided by :func:`costfuse.kernel.analyze_kernel`,
+the same facts group formation uses, and the kernel *reports* the bytes its
+own loads and stores move (``hbm_bytes``), so the tests can hold the pass's
+estimate (``KernelShape.hbm_bytes``) to the emitted code.
+
+Code reuse from v1 (:mod:`data.lower`): offsets and indices
+(:class:`~data.lower.IndexSpace` over the members' common loops), bodies
+(:class:`~data.lower_body.BodyEmitter`), reductions
+(:func:`~data.lower_reduction.match_reductions`, ``emit_reductions``,
+``final_value``: f16/bf16 accumulate in f32), and the self-contained file
+(:func:`~data.lower.render_source`).  Kernel arguments are the function's
+arguments (inputs) then one pointer per function result (outputs): results
+are fresh tensors, so the launch fills nothing.
+
+A function whose single member is not a row kernel (two reduction loops, a
+reduction that is not innermost) is lowered by v1's :func:`~data.lower.lower_generic`
+at the launch's config, so every outlined kernel lowers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from iree.compiler import ir
+
+from costfuse.data.lower import (GenericInfo, IndexSpace, LoweredKernel, LoweringReport, TensorArg, UnsupportedOp,
+                                 lower_generic, render_source, tensor_arg, tensor_bytes)
+from costfuse.data.lower_body import BodyEmitter, Val, constant_expr, tl_type
+from costfuse.data.lower_reduction import COMBINERS, acc_type, emit_reductions, final_value, match_reductions
+from costfuse.graph import indexing_maps, num_inputs
+from costfuse.kernel import FULL, REDUCE, ROWWISE, KernelShape, NotAKernel, analyze_kernel, defining_op
+from costfuse.launch import KERNEL_ATTR, LAUNCH_ATTR, KernelLaunch, heuristic_launch
+from costfuse.rowspace import op_space
+
+__all__ = ["function_name", "kernel_as_function", "kernel_functions", "kernel_launch", "kernel_members", "lower_kernel",
+           "lower_kernels"]
+
+ORIGIN = "(data/lower_kernel.py) from one kernel function"
+OUTPUTS_NOTE = ("# (parameter, shape, torch dtype name); outputs are written, never read: the\n"
+                "# kernel function's results are fresh tensors, so pass any of these shapes.")
+# Ops a kernel function may hold besides its member generics (docs/groups.md).
+_CLONED = ("tensor.empty", "linalg.fill", "arith.constant", "func.return")
+
+
+# ---------------------------------------------------------------------------
+# Kernel functions
+
+
+def _func(func_op) -> ir.Operation:
+    op = func_op.operation if hasattr(func_op, "operation") else func_op
+    if op.name != "func.func":
+        raise UnsupportedOp(op.name, "only func.func kernel functions are lowered")
+    return op
+
+
+def function_name(func_op) -> str:
+    return ir.StringAttr(_func(func_op).attributes["sym_name"]).value
+
+
+def kernel_functions(module: ir.Module) -> list[ir.Operation]:
+    """Every ``func.func`` of ``module`` carrying ``costfuse.kernel``, in order."""
+    return [op.operation for op in module.body.operations
+            if op.operation.name == "func.func" and KERNEL_ATTR in op.operation.attributes]
+
+
+def kernel_launch(func_op) -> KernelLaunch | None:
+    """The function's ``costfuse.launch``, ``None`` if it has none."""
+    attrs = _func(func_op).attributes
+    return KernelLaunch.from_attr(attrs[LAUNCH_ATTR]) if LAUNCH_ATTR in attrs else None
+
+
+def _body(func: ir.Operation) -> ir.Block:
+    return func.regions[0].blocks[0]
+
+
+def kernel_members(func_op) -> list[ir.Operation]:
+    """The member generics of a kernel function, in program order."""
+    func = _func(func_op)
+    members = []
+    for op in _body(func).operations:
+        op = op.operation
+        if op.name == "linalg.generic":
+            members.append(op)
+        elif op.name not in _CLONED:
+            raise UnsupportedOp(op.name, f"@{function_name(func)}: a kernel function holds only generics and "
+                                         f"their cloned inits and constants ({', '.join(_CLONED)})")
+    if not members:
+        raise UnsupportedOp("func.func", f"@{function_name(func)}: a kernel function without a linalg.generic")
+    return members
+
+
+def _fill_constant(v: ir.Value) -> ir.Attribute | None:
+    """The constant a ``linalg.fill`` of an ``arith.constant`` writes into ``v``, else ``None``."""
+    owner = defining_op(v)
+    if owner is None or owner.name != "linalg.fill":
+        return None
+    scalar = defining_op(owner.operands[0])
+    return scalar.attributes["value"] if scalar is not None and scalar.name == "arith.constant" else None
+
+
+def _scalar(attr: ir.Attribute, where: str):
+    if isinstance(attr, ir.FloatAttr):
+        return attr.value
+    if isinstance(attr, ir.IntegerAttr):
+        return attr.value
+    raise UnsupportedOp("linalg.fill", f"{where}: fill constant {attr} is not a scalar float or integer")
+
+
+def _elem(v: ir.Value) -> str:
+    return str(ir.RankedTensorType(v.type).element_type)
+
+
+# ---------------------------------------------------------------------------
+# Code generation
+
+
+@dataclass
+class _Emitter(BodyEmitter):
+    """A body emitter whose names come from one kernel-wide counter, so members
+    (and their recomputations in later passes) never reuse a name."""
+
+    names: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def fresh(self) -> str:
+        return f"t{next(self.names)}"
+
+
+@dataclass
+class _Phase:
+    """Code sharing loads: one pass of a looped kernel (its hoisted and
+    in-loop lines), the rowwise code between passes, or the whole tile of a
+    persistent or pointwise kernel.  ``tensors`` are the arguments it reads:
+    each costs its size once per phase."""
+
+    lines: list[tuple[bool, str]] = field(default_factory=list)   # (varies along r, line)
+    loads: dict = field(default_factory=dict)                     # (argument, map) -> Val
+    tensors: set = field(default_factory=set)
+
+
+class _KernelCodegen:
+    """Builds the body of one kernel function's Triton kernel at one launch."""
+
+    def __init__(self, func: ir.Operation, shape: KernelShape, launch: KernelLaunch):
+        self.func, self.shape, self.launch = func, shape, launch
+        self.name = function_name(func)
+        self.row = launch.mode != "pointwise"
+        self.k = len(shape.rows)
+        extents = shape.rows + (shape.n,)
+        iterators = ("parallel",) * self.k + ("reduction" if self.row else "parallel",)
+        block = _body(func)
+        self.arg_index = {a: i for i, a in enumerate(block.arguments)}
+        with func.context:
+            self.inputs = tuple(tensor_arg(f"in_ptr{i}", a, ir.AffineMap.get_identity(len(a.type.shape)))
+                                for i, a in enumerate(block.arguments))
+        self.member_index = {m.op: i for i, m in enumerate(shape.members)}
+        self.loops = [op_space(m.op).loops for m in shape.members]
+        self.out_refs: list[tuple[int, int]] = []
+        outputs = []
+        for k, v in enumerate(self._return().operands):
+            i = self.member_index.get(defining_op(v))
+            if i is None:
+                raise UnsupportedOp("func.return", f"@{self.name}: result {k} is not a member generic's result")
+            r = ir.OpResult(v).result_number
+            op = shape.members[i].op
+            outputs.append(self._access(i, f"out_ptr{k}", v, indexing_maps(op)[num_inputs(op) + r]))
+            self.out_refs.append((i, r))
+        self.outputs = tuple(outputs)
+        # x follows the first output's layout (contiguous stores), as in v1.
+        xdims = [(kind, d) for kind, d in (self.outputs[0].results if self.outputs else ())
+                 if kind == "d" and (d < self.k or not self.row)]
+        order = TensorArg("xorder", (), "f32", tuple(xdims))
+        self.space = IndexSpace(GenericInfo(extents, iterators, (), (order,), ""), "[1, 1]" if self.row else "[1]")
+        self.names = itertools.count(1)
+        self.helpers: set[str] = set()
+        self.notes: list[str] = []
+        self.row_values: dict[tuple[int, int], Val] = {}    # per-row results: reductions and rowwise members
+        self.full_values: dict[tuple[int, int], Val] = {}   # full results of the phase being emitted
+        self.phases: list[_Phase] = []                      # one per pass (one in all for a single tile)
+        # Looped kernels: the rowwise members' code between passes, and how
+        # per-row loads ([XBLOCK, 1], kept in registers) are shared (see _shared_load).
+        self.rowwise = _Phase()
+        self.row_loads: dict = {}          # every per-row load emitted so far
+        self.pass_read: set = set()        # arguments some pass has read
+        self.borrowed: set = set()         # arguments whose rowwise load stands for a pass's read
+
+    def _access(self, i: int, name: str, v: ir.Value, amap: ir.AffineMap) -> TensorArg:
+        """Member ``i``'s access to ``v`` through ``amap``, in the kernel's loops:
+        a loop of extent 1 (PyTorch's keepdim, ``rows + (1,)``) reads index 0."""
+        arg = tensor_arg(name, v, amap)
+        loops = self.loops[i]
+        return dataclasses.replace(arg, results=tuple(("c", 0) if kind == "d" and loops[d] == 1 else (kind, d)
+                                                      for kind, d in arg.results))
+
+    def _return(self) -> ir.Operation:
+        ops = list(_body(self.func).operations)
+        return ops[-1].operation
+
+    # -- values -----------------------------------------------------------------
+
+    def _emit(self, phase: _Phase, expr: str, t: str, rdep: bool) -> Val:
+        name = f"t{next(self.names)}"
+        phase.lines.append((rdep, f"{name} = {expr}"))
+        return Val(name, t, rdep)
+
+    def _external(self, i: int, v: ir.Value, amap: ir.AffineMap, phase: _Phase, where: str) -> Val:
+        """The element of ``v`` (defined outside the members) that member ``i`` reads at the tile's loop point."""
+        if v in self.arg_index:
+            arg = self._access(i, self.inputs[self.arg_index[v]].name, v, amap)
+            key = (v, arg.results)
+            if key not in phase.loads and not self._shared_load(key, phase):
+                expr, rdep = self.space.load_expr(arg)
+                phase.loads[key] = self._emit(phase, expr, arg.elem, rdep)
+                phase.tensors.add(v)
+                if not rdep:
+                    self.row_loads[key] = phase.loads[key]
+            if phase is not self.rowwise:
+                self.pass_read.add(v)
+            return phase.loads[key]
+        const = _fill_constant(v)
+        if const is not None:
+            return self._emit(phase, constant_expr(_scalar(const, where), _elem(v), self.space.unit), _elem(v), False)
+        owner = defining_op(v)
+        what = owner.name if owner is not None else "a block argument"
+        raise UnsupportedOp(what, f"{where} reads a tensor defined by {what}, neither a function argument nor a "
+                                  "fill of a constant (a tensor.empty has no values to read)")
+
+    def _shared_load(self, key, phase: _Phase) -> bool:
+        """Whether a looped kernel reuses a per-row load already in registers
+        for ``key`` (putting it in ``phase.loads``), as docs/groups.md counts
+        reads: a rowwise member reuses any earlier per-row load of it; the
+        first pass that reads an argument reuses the rowwise members' load of
+        it (that load is then this pass's read); later passes load again."""
+        v = key[0]
+        if phase is self.rowwise and key in self.row_loads:
+            phase.loads[key] = self.row_loads[key]
+            return True
+        if phase is not self.rowwise and key in self.rowwise.loads and v not in self.pass_read:
+            phase.loads[key] = self.rowwise.loads[key]
+            phase.tensors.add(v)
+            self.borrowed.add(v)
+            return True
+        return False
+
+    def _operand(self, i: int, a: int, phase: _Phase) -> Val:
+        """Block argument ``a`` of member ``i``: a member's value in registers, or a load."""
+        op = self.shape.members[i].op
+        v = op.operands[a]
+        j = self.member_index.get(defining_op(v))
+        if j is not None:
+            key = (j, ir.OpResult(v).result_number)
+            return self.row_values[key] if key in self.row_values else self.full_values[key]
+        return self._external(i, v, indexing_maps(op)[a], phase, f"@{self.name} member {i} operand {a}")
+
+    def _emitter(self, i: int, phase: _Phase) -> BodyEmitter:
+        def index(d: int) -> Val:
+            if self.loops[i][d] == 1:
+                return self._emit(phase, f"tl.full({self.space.unit}, 0, tl.int64)", "index", False)
+            expr, rdep = self.space.index_expr(d)
+            return self._emit(phase, expr, "index", rdep)
+
+        op = self.shape.members[i].op
+        return _Emitter(op.regions[0].blocks[0], lambda a: self._operand(i, a, phase), index, self.space.unit,
+                        lines=phase.lines, helpers=self.helpers, notes=self.notes, names=self.names)
+
+    # -- members ------------------------------------------------------------------
+
+    def _elementwise(self, i: int, phase: _Phase) -> None:
+        """A full or rowwise member: its results' values (full ones only for this phase)."""
+        em = self._emitter(i, phase)
+        yield_op = em.run()
+        target = self.row_values if self.shape.members[i].role == ROWWISE else self.full_values
+        for r, v in enumerate(yield_op.operands):
+            target[(i, r)] = em.value(v, "linalg.yield")
+
+    def _reduction(self, i: int, phase: _Phase, persistent: bool):
+        """A reduce member's body, its outputs' initial values (both in
+        ``phase``) and its reduction code; the per-row results exist once the
+        code's ``finish`` and :meth:`_finals` lines have run."""
+        op = self.shape.members[i].op
+        n_in, n_out = num_inputs(op), len(op.results)
+        em = self._emitter(i, phase)
+        slots, skip = match_reductions(op.regions[0].blocks[0], n_in, n_out, [self.k])
+        em.run(skip=skip)
+        values = {s.out: em.value(s.value, "linalg.yield") for s in slots}
+        for s in slots:
+            self.helpers.add(COMBINERS[s.combiner].helper)
+        code = emit_reductions(slots, values, self._out_types(i), persistent, tag=f"{i}_")
+        self._inits(i, slots, phase)
+        return slots, code
+
+    def _out_types(self, i: int) -> list[str]:
+        return [_elem(r) for r in self.shape.members[i].op.results]
+
+    def _inits(self, i: int, slots, phase: _Phase) -> None:
+        """``init{tag}{j}`` for each output of reduce member ``i``, per row: the
+        constant of a cloned fill, or a load of the init argument."""
+        op = self.shape.members[i].op
+        n_in, types = num_inputs(op), self._out_types(i)
+        for s in slots:
+            j, t = s.out, types[s.out]
+            at = t if s.arg_of is not None else acc_type(t)
+            init = op.operands[n_in + j]
+            where = f"@{self.name} member {i} init {j}"
+            const = _fill_constant(init)
+            if const is not None:
+                expr = constant_expr(_scalar(const, where), t, "[XBLOCK, 1]")
+            else:
+                expr = self._external(i, init, indexing_maps(op)[n_in + j], phase, where).expr
+            phase.lines.append((False, f"init{i}_{j} = " + (f"{expr}.to({tl_type(at)})" if at != t else expr)))
+
+    def _finals(self, i: int, slots) -> list[str]:
+        """Each output of reduce member ``i``: its initial value combined with the reduced one."""
+        types = self._out_types(i)
+        lines = []
+        for s in slots:
+            name = f"v{i}_{s.out}"
+            lines.append(f"{name} = {final_value(s, slots, types, f'{i}_')}")
+            self.row_values[(i, s.out)] = Val(name, types[s.out], False)
+        return lines
+
+    # -- stores -------------------------------------------------------------------
+
+    def _store(self, k: int) -> str:
+        i, r = self.out_refs[k]
+        out = self.outputs[k]
+        full = self.shape.members[i].role == FULL
+        value = (self.full_values if full else self.row_values)[(i, r)]
+        offset = self.space.store_offset(out)
+        mask = "xmask & rmask" if full and self.row else "xmask"
+        return f"tl.store({out.name} + ({offset}), {value.expr}, mask={mask})"
+
+    # -- kernel -------------------------------------------------------------------
+
+    def body(self) -> list[str]:
+        lines = self._looped() if self.launch.mode == "looped" else self._one_tile()
+        return self._header() + lines
+
+    def _one_tile(self) -> list[str]:
+        """Pointwise and persistent kernels: every member in order on one tile, stores last."""
+        phase = _Phase()
+        self.phases.append(phase)
+        for i, m in enumerate(self.shape.members):
+            if m.role != REDUCE:
+                self._elementwise(i, phase)
+                continue
+            slots, code = self._reduction(i, phase, persistent=True)
+            phase.lines += [(False, ln) for ln in code.init + code.step + code.finish + self._finals(i, slots)]
+        return [ln for _, ln in phase.lines] + [self._store(k) for k in range(len(self.outputs))]
+
+    def _looped(self) -> list[str]:
+        """One loop over the row per pass; rowwise members between passes."""
+        shape, n, rowwise = self.shape, self.shape.n, self.rowwise
+        out: list[str] = []
+        needed = shape._needed
+        for p in range(shape.n_passes + 1):
+            before = len(rowwise.lines)
+            for i, m in enumerate(shape.members):
+                if m.role == ROWWISE and shape.pass_of[i] == p:
+                    self._elementwise(i, rowwise)
+            out += [ln for _, ln in rowwise.lines[before:]]
+            if p == shape.n_passes:
+                break
+            phase = _Phase()
+            self.phases.append(phase)
+            self.full_values = {}
+            reductions, init, step, finish = [], [], [], []
+            for i, m in enumerate(shape.members):
+                if i not in needed[p]:
+                    continue
+                if m.role == FULL:
+                    self._elementwise(i, phase)
+                else:
+                    slots, code = self._reduction(i, phase, persistent=False)
+                    reductions.append((i, slots))
+                    init, step, finish = init + code.init, step + code.step, finish + code.finish
+            stores = [self._store(k) for k, (i, _) in enumerate(self.out_refs)
+                      if shape.members[i].role == FULL and shape.pass_of[i] == p]
+            loop = ["rindex = roffset + tl.arange(0, RBLOCK)[None, :]", f"rmask = rindex < {n}"]
+            loop += self.space.index_setup("r") + [ln for rdep, ln in phase.lines if rdep] + step + stores
+            out += [ln for rdep, ln in phase.lines if not rdep] + init
+            out += [f"for roffset in range(0, {n}, RBLOCK):"] + ["    " + ln for ln in loop] + finish
+            for i, slots in reductions:
+                out += self._finals(i, slots)
+        out += [self._store(k) for k, (i, _) in enumerate(self.out_refs) if shape.members[i].role != FULL]
+        return out
+
+    def _header(self) -> list[str]:
+        xnumel = self.shape.n_rows if self.row else self.shape.n_rows * self.shape.n
+        lines = ["xoffset = tl.program_id(0) * XBLOCK",
+                 f"xindex = xoffset + tl.arange(0, XBLOCK){'[:, None]' if self.row else ''}",
+                 f"xmask = xindex < {xnumel}"]
+        lines += self.space.index_setup("x")
+        if self.space.xzero_needed:
+            lines.append(f"xzero = tl.full({'[XBLOCK, 1]' if self.row else '[XBLOCK]'}, 0, tl.int32)")
+        if self.launch.mode == "persistent":
+            n = self.shape.n
+            lines += [f"tl.static_assert(RBLOCK >= {n})", "rindex = tl.arange(0, RBLOCK)[None, :]",
+                      f"rmask = rindex < {n}"] + self.space.index_setup("r")
+        return lines
+
+    def hbm_bytes(self) -> int:
+        """What the emitted code moves: each pass's arguments once, the rowwise
+        members' other arguments once, each output once."""
+        read = [v for ph in self.phases for v in ph.tensors] + list(self.rowwise.tensors - self.borrowed)
+        return (sum(tensor_bytes(self.inputs[self.arg_index[v]]) for v in read)
+                + sum(tensor_bytes(o) for o in self.outputs))
+
+
+# ---------------------------------------------------------------------------
+# Entry points
+
+
+def _check_launch(name: str, shape: KernelShape, launch: KernelLaunch) -> None:
+    if launch.mode == "pointwise" and not shape.pointwise:
+        raise ValueError(f"@{name}: {LAUNCH_ATTR} {launch.short()} is pointwise, but the kernel has "
+                         "reductions or per-row members")
+    if launch.mode == "persistent" and launch.rblock < shape.n:
+        raise ValueError(f"@{name}: {LAUNCH_ATTR} {launch.short()} is persistent, but RBLOCK {launch.rblock} "
+                         f"cannot hold a row of {shape.n}")
+
+
+def lower_kernel(func_op, launch: KernelLaunch | None = None) -> LoweredKernel:
+    """Lower the kernel function ``func_op`` to one Triton kernel at ``launch``
+    (default: its ``costfuse.launch``, else :func:`costfuse.launch.heuristic_launch`).
+
+    Raises :class:`UnsupportedOp` for what the lowering cannot express (and
+    for members that cannot share a kernel), ``ValueError`` for a launch that
+    does not fit the kernel.
+    """
+    func = _func(func_op)
+    name = function_name(func)
+    members = kernel_members(func)
+    launch = launch or kernel_launch(func)
+    try:
+        shape = analyze_kernel(members)
+    except NotAKernel as err:
+        if len(members) != 1:
+            raise UnsupportedOp("func.func", f"@{name}: {err}") from None
+        kernel = lower_generic(members[0], launch.as_config() if launch else None)
+        note = f"not a row kernel ({err}): lowered as one generic, outputs read-modify-write"
+        return dataclasses.replace(kernel, kernel=name, notes=kernel.notes + (note,))
+    launch = launch or heuristic_launch(shape)
+    _check_launch(name, shape, launch)
+    cg = _KernelCodegen(func, shape, launch)
+    body = cg.body()
+    xnumel = shape.n_rows if cg.row else shape.n_rows * shape.n
+    rnumel = shape.n if cg.row else 1
+    config = launch.as_config()
+    source = render_source(str(func), cg.inputs, cg.outputs, config, xnumel, rnumel, body, cg.helpers, cg.row,
+                           origin=ORIGIN, outputs_note=OUTPUTS_NOTE)
+    n_ops = sum(1 for m in members for o in m.regions[0].blocks[0].operations if o.operation.name != "linalg.yield")
+    return LoweredKernel(source, config, cg.inputs, cg.outputs, xnumel, rnumel, str(func), n_ops, cg.row,
+                         tuple(dict.fromkeys(cg.notes)), kernel=name, mode=launch.mode, hbm_bytes=cg.hbm_bytes())
+
+
+def lower_kernels(module: ir.Module) -> LoweringReport:
+    """Lower every kernel function of ``module`` (indices in :func:`kernel_functions`
+    order).  Unsupported ones, and ones whose ``costfuse.launch`` does not fit,
+    are collected with the reason rather than raised."""
+    report = LoweringReport(what="kernel functions")
+    for i, func in enumerate(kernel_functions(module)):
+        try:
+            report.kernels.append((i, lower_kernel(func)))
+        except UnsupportedOp as err:
+            report.unsupported.append((i, err))
+        except ValueError as err:
+            report.unsupported.append((i, UnsupportedOp(LAUNCH_ATTR, str(err))))
+    return report
+
+
+def kernel_as_function(func_op, name: str = "kernel") -> str:
+    """A module holding a public copy of the kernel function as ``@name``: what
+    the IREE oracle runs to check the kernel (same arguments, same results)."""
+    func = _func(func_op)
+    with func.context, ir.Location.unknown():
+        module = ir.Module.create()
+        clone = func.clone(ir.InsertionPoint(module.body))
+        clone.attributes["sym_name"] = ir.StringAttr.get(name)
+        for attr in ("sym_visibility", KERNEL_ATTR, LAUNCH_ATTR):
+            if attr in clone.attributes:
+                del clone.attributes[attr]
+        return str(module)

@@ -1,0 +1,46 @@
+"""The benches' reports: where they go, and that bench_decisions' figures cannot flatter.
+
+No compile and no timing here: the report functions are fed hand-made results.
+"""
+
+from types import SimpleNamespace
+
+import experiments.bench_decisions as bd
+from experiments.bench_report import emit
+
+
+def _result(policy: str, model_fuses: list[bool], ptxas_fuses: list[bool]) -> bd.PolicyResult:
+    return bd.PolicyResult(policy, in_pass_s=1e-3, decisions=len(model_fuses), cold_s=5e-4, compile_s=0.2,
+                           wall_s=0.25, timed=3, metrics=bd.decision_metrics(model_fuses, ptxas_fuses),
+                           spilling=ptxas_fuses.count(False), predict_ms={1: (0.3, 0.05)})
+
+
+def test_always_fuse_report_shows_its_baseline_and_fails_the_goals():
+    ptxas = [False] + [True] * 99  # 99% agreement for a model that fuses everything
+    text = bd.render("python experiments/bench_decisions.py", "conditions", SimpleNamespace(source="m", spill_budget=0),
+                     "3 held-out programs", 5, [_result("heuristic", [True] * 100, ptxas)], 1001, 0.6, 0.2)
+    row = next(line for line in text.splitlines() if line.startswith("| `heuristic` | 100 |"))
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert cells[4] == "99/100 = 99.0%" and cells[5] == "99.0%" and cells[6] == "1.0%"  # learned = always-fuse
+    assert cells[7] == "0.500" and cells[8] == "0/1 = 0.000" and cells[9] == "0/0 = n/a"
+    assert "on spilling candidates: NOT met (recall 0.000, precision n/a)" in text
+    assert "agreement: met" not in text
+
+
+def test_split_problem_refuses_another_dataset_or_split(tmp_path):
+    from costfuse.train.dataset import dataset_hash
+
+    h = dataset_hash(tmp_path)
+    assert "trained on other" in bd.split_problem(tmp_path, {"dataset_hash": "other"}, {"test_rows": 5})
+    meta = {"dataset_hash": h, "rows": {"test": 7}}
+    assert "5 test rows, the model's had 7" in bd.split_problem(tmp_path, meta, {"test_rows": 5})
+    assert bd.split_problem(tmp_path, meta, {"test_rows": 7}) is None
+
+
+def test_emit_writes_the_report_unless_dash(tmp_path, capsys):
+    out = tmp_path / "results" / "x.md"
+    emit("# x\n\n| a |", str(out))
+    assert out.read_text() == "# x\n\n| a |\n"
+    emit("# y", "-")
+    assert capsys.readouterr().out == "# x\n\n| a |\n# y\n"
+    assert not (tmp_path / "-").exists()

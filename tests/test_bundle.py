@@ -1,0 +1,231 @@
+"""The model bundle and loading it (issue #11 items 2, 3, 7a, 8).
+
+Broken bundles fail in one line naming the file; ``--model`` takes a folder;
+a model of another arch is refused unless ``--allow-arch-mismatch``; a
+registry URI with no tracking store fails at once and writes nothing; the
+learned pass never imports the trainer, XGBoost, scikit-learn or pandas.
+The bundles here are tiny XGBoost models on random rows, built in about a
+second: the tests check the loading, not the predictions' quality.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from costfuse.cli import opt_main
+from costfuse.cost_models import Learned
+from costfuse.cost_models import registry
+from costfuse.cost_models.bundle import Bundle, BundleError, load_bundle
+from costfuse.cost_models.learned import SHIPPED_MODEL_DIR
+from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
+from tests.test_analytical import chain_module
+
+REPO = Path(__file__).resolve().parents[1]
+HEAVY = ("xgboost", "sklearn", "pandas", "costfuse.train", "mlflow")
+
+
+def make_bundle(directory: Path, arch: str | None = "sm_90", bytes_objective: str = "reg:squarederror") -> Path:
+    """A two-head bundle (spill classifier, spill_bytes regressor) trained on random rows in [0, 1)."""
+    import xgboost as xgb
+
+    from costfuse.train.model_io import FORMAT, save_bundle
+
+    rng = np.random.default_rng(0)
+    X = rng.random((200, len(FEATURE_COLUMNS)))
+    spill = (X[:, 0] + X[:, 1] > 1).astype(float)
+    params = {"max_depth": 3, "nthread": 1}
+    boosters = {
+        "spill": xgb.train({**params, "objective": "binary:logistic"}, xgb.DMatrix(X, spill), 8),
+        "spill_bytes": xgb.train({**params, "objective": bytes_objective}, xgb.DMatrix(X, 1 + 5 * X[:, 2]), 8),
+    }
+    meta = {
+        "format": FORMAT, "feature_schema_version": FEATURE_SCHEMA_VERSION,
+        "feature_columns": list(FEATURE_COLUMNS), "feature_ranges": {c: [0.0, 1.0] for c in FEATURE_COLUMNS},
+        "triton_version": "3.6.0", "ptxas_version": "12.8.93", "dataset_hash": "test",
+        "heads": {"spill": {"kind": "classifier", "transform": "none", "threshold": 0.5},
+                  "spill_bytes": {"kind": "regressor", "transform": "none", "threshold": 0.5}},
+    }
+    if arch is not None:
+        meta["arch"] = arch
+    return save_bundle(directory, boosters, meta)
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory) -> Path:
+    return make_bundle(tmp_path_factory.mktemp("bundle") / "model")
+
+
+@pytest.fixture
+def scratch(bundle, tmp_path):
+    """A fresh copy of the test bundle, to break."""
+    import shutil
+
+    return Path(shutil.copytree(bundle, tmp_path / "model"))
+
+
+def run_opt(tmp_path: Path, capfd, *args: str) -> tuple[int, str]:
+    """``costfuse-opt`` on a 3-generic chain with the learned model: (exit code, stderr at the fd level)."""
+    src = tmp_path / "chain.mlir"
+    src.write_text(chain_module(3))
+    rc = opt_main([str(src), "--fusion", "elementwise", "--cost-model", "learned", "-o", str(tmp_path / "out.mlir"), *args])
+    return rc, capfd.readouterr().err
+
+
+def truncate(path: Path) -> None:
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2])
+
+
+# --- item 2: broken bundles, a file as --model, the arch ---------------------------
+
+@pytest.mark.parametrize("breakage, file, what", [
+    (lambda d: truncate(d / "spill.json"), "spill.json", "not valid JSON"),
+    (lambda d: truncate(d / "metadata.json"), "metadata.json", "not valid JSON"),
+    (lambda d: (d / "spill_bytes.json").write_text("{}"), "spill_bytes.json", "not an XGBoost JSON model"),
+    (lambda d: (d / "spill.json").unlink(), "spill.json", "no such file"),
+    (lambda d: (d / "metadata.json").write_text("[]"), "metadata.json", "not a CostFuse model"),
+])
+def test_a_broken_bundle_fails_in_one_line_naming_the_file(scratch, tmp_path, capfd, breakage, file, what):
+    """A truncated head used to print XGBoost's C++ backtrace; a truncated metadata.json named no file."""
+    breakage(scratch)
+    rc, err = run_opt(tmp_path, capfd, "--model", str(scratch))
+    assert rc == 1
+    assert err.count("\n") == 1 and str(scratch / file) in err and what in err, err
+
+
+def test_metadata_without_heads_is_refused_naming_the_file(scratch):
+    meta = json.loads((scratch / "metadata.json").read_text())
+    del meta["heads"]
+    (scratch / "metadata.json").write_text(json.dumps(meta))
+    with pytest.raises(BundleError, match=r"metadata\.json: 'heads' is missing"):
+        load_bundle(scratch)
+
+
+def test_a_file_as_model_is_refused_with_the_folder_to_pass(bundle, tmp_path, capfd):
+    """It used to load the file's folder silently."""
+    for name in ("spill.json", "metadata.json"):
+        rc, err = run_opt(tmp_path, capfd, "--model", str(bundle / name))
+        assert rc == 1 and err.count("\n") == 1
+        assert "--model takes a model folder" in err and f"--model {bundle})" in err and "models:/NAME@ALIAS" in err
+
+
+def test_arch_mismatch_is_an_error_unless_allowed(bundle, tmp_path, capfd):
+    with pytest.raises(ValueError, match=r"trained on sm_90 labels \(triton 3\.6\.0, ptxas 12\.8\.93\), "
+                                         r"but the target is sm_80; pass --allow-arch-mismatch"):
+        Learned(model=str(bundle), arch="sm_80")
+    assert Learned(model=str(bundle), arch="sm_80", allow_arch_mismatch=True).metadata["arch"] == "sm_90"
+    rc, err = run_opt(tmp_path, capfd, "--model", str(bundle), "--arch", "sm_80")
+    assert rc == 1 and err.count("\n") == 1 and "--allow-arch-mismatch" in err
+    assert run_opt(tmp_path, capfd, "--model", str(bundle), "--arch", "sm_80", "--allow-arch-mismatch")[0] == 0
+    assert run_opt(tmp_path, capfd, "--model", str(bundle), "--arch", "sm_90")[0] == 0
+
+
+def test_a_bundle_that_does_not_record_its_arch_is_refused_unless_allowed(tmp_path):
+    old = make_bundle(tmp_path / "old", arch=None)
+    with pytest.raises(ValueError, match="does not record the arch of its labels.*--allow-arch-mismatch"):
+        Learned(model=str(old))
+    assert Learned(model=str(old), allow_arch_mismatch=True).heads
+
+
+def test_shipped_model_records_the_arch_and_toolchain_of_its_dataset():
+    """So it loads under the arch check; the values are the dataset's own (``data/sm90_v1``)."""
+    from costfuse.data.store import read_dataset
+
+    meta = json.loads((SHIPPED_MODEL_DIR / "metadata.json").read_text())
+    rows = read_dataset(REPO / meta["dataset"])
+    for column in ("arch", "triton_version", "ptxas_version"):
+        assert [meta[column]] == sorted(rows[column].unique()), column
+    assert Learned().metadata["arch"] == "sm_90"
+
+
+def test_a_head_numpy_cannot_evaluate_falls_back_to_xgboost(tmp_path, monkeypatch):
+    """A Poisson head has no flattened form here: XGBoost evaluates it, with the same numbers; without
+    XGBoost the bundle is refused at load time, naming the head's file."""
+    import xgboost as xgb
+
+    from costfuse.cost_models import bundle as bundle_mod
+
+    path = make_bundle(tmp_path / "poisson", bytes_objective="count:poisson")
+    m = Learned(model=str(path))
+    assert m.heads["spill"].forest is not None and m.heads["spill_bytes"].forest is None
+    X = np.random.default_rng(2).random((5, len(FEATURE_COLUMNS)))
+    ref = xgb.Booster(model_file=str(path / "spill_bytes.json")).inplace_predict(X)
+    np.testing.assert_allclose(m._predict(X)["spill_bytes"], ref, rtol=1e-6)
+    monkeypatch.setattr(bundle_mod, "_xgboost_installed", lambda: False)
+    with pytest.raises(ValueError, match=r"spill_bytes\.json: its trees need XGBoost.*pip install xgboost"):
+        Learned(model=str(path))
+
+
+# --- item 3: models:/ without a tracking store ------------------------------------------
+
+def _opt_in_subprocess(cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``opt_main(args)`` in a fresh interpreter; prints which of :data:`HEAVY` it imported, exits with its code."""
+    code = ("import sys; from costfuse.cli import opt_main; rc = opt_main(['--fusion', 'elementwise', *sys.argv[1:]]); "
+            f"print(','.join(m for m in {HEAVY!r} if m in sys.modules)); sys.exit(rc)")
+    env = {**os.environ, **(env or {})}
+    env.pop("MLFLOW_TRACKING_URI", None)
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("extra, says", [
+    ((), "pass --tracking-uri URI"),
+    (("--tracking-uri", "sqlite:///mlflow.db"), "mlflow.db does not exist"),
+])
+def test_models_uri_without_a_tracking_store_fails_at_once_writing_nothing(tmp_path, extra, says):
+    """It used to create ./mlflow.db, migrate it for 16 s, then fail."""
+    src = tmp_path / "in" / "chain.mlir"
+    src.parent.mkdir()
+    src.write_text(chain_module(3))
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    p = _opt_in_subprocess(cwd, str(src), "--cost-model", "learned", "--model", "models:/costfuse-spill@champion",
+                           "-o", "-", *extra)
+    assert p.returncode == 1
+    assert p.stderr.count("\n") == 1 and says in p.stderr and "models:/costfuse-spill@champion" in p.stderr
+    assert "mlflow" not in p.stdout  # failed before importing MLflow
+    assert list(cwd.iterdir()) == []
+
+
+# --- item 7a: a registered sibling head is skipped only when it is not registered --------
+
+def test_sibling_heads_skip_only_the_unregistered(bundle, monkeypatch):
+    full = load_bundle(bundle)
+    spill_only = Bundle({**full.metadata, "heads": {"spill": full.metadata["heads"]["spill"]}},
+                        {"spill": full.heads["spill"]})
+    bytes_only = Bundle({**full.metadata, "heads": {"spill_bytes": full.metadata["heads"]["spill_bytes"]}},
+                        {"spill_bytes": full.heads["spill_bytes"]})
+    answers = {}
+
+    def fake_load_uri(uri, tracking_uri="", heads=None):
+        answer = answers[uri]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    monkeypatch.setattr(registry, "load_uri", fake_load_uri)
+    answers.update({"models:/costfuse-spill@champion": spill_only, "models:/costfuse-spill-bytes@champion": bytes_only,
+                    "models:/costfuse-latency@champion": registry.NotRegistered("no latency head")})
+    got = registry.load_registered("models:/costfuse-spill@champion", "sqlite:////x.db", ("spill", "spill_bytes",
+                                                                                          "latency"))
+    assert set(got.heads) == set(got.metadata["heads"]) == {"spill", "spill_bytes"}
+    answers["models:/costfuse-spill-bytes@champion"] = BundleError("model.json: not valid JSON")
+    with pytest.raises(BundleError, match="not valid JSON"):  # it used to drop the head on any exception
+        registry.load_registered("models:/costfuse-spill@champion", "sqlite:////x.db", ("spill", "spill_bytes"))
+
+
+# --- item 8: the learned pass loads a model, it never imports the trainer ----------------
+
+def test_learned_pass_imports_neither_the_trainer_nor_xgboost_sklearn_pandas(tmp_path):
+    p = _opt_in_subprocess(tmp_path, str(REPO / "examples" / "softmax_gelu.mlir"), "--cost-model", "learned",
+                           "--explain", "-o", str(tmp_path / "out.mlir"))
+    assert p.returncode == 0, p.stderr
+    assert "# learned:" in p.stderr
+    assert p.stdout.strip() == ""  # none of HEAVY was imported
