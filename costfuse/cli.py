@@ -151,6 +151,8 @@ def _opt_groups(args: argparse.Namespace, model: CostModel) -> int:
     kernels = run_group_pipeline(module, fusion, cleanup=not args.no_cleanup)
     text = print_module(module)
     if args.explain:
+        for d in fusion.recomputed:
+            print("recompute" + d.line()[4:], file=sys.stderr)
         for d in fusion.decisions:
             print(d.line(), file=sys.stderr)
         for k in kernels:

@@ -143,7 +143,9 @@ def legality(edge: Edge, allow_multi_use: bool = False) -> Legality:
         return Legality(False, f"producer result has {uses} uses")
     if not indexing_maps(producer)[num_inputs(producer)].is_permutation:
         return Legality(False, "producer result map is not a permutation")
-    if sum(1 for v in inputs(consumer) if v == producer.results[0]) != 1:
+    if sum(1 for v in inputs(consumer) if v == producer.results[0]) != 1 and not allow_multi_use:
+        # With recomputation allowed, each read is fused in turn: the first leaves the other reading the
+        # producer, which then has another use.
         return Legality(False, "consumer reads the producer result more than once")
     pbody = body(producer)
     if any(True for _ in pbody.arguments[num_inputs(producer)].uses):

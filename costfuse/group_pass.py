@@ -1,7 +1,10 @@
 """The ``--fusion groups`` pass: form kernel groups, choose their configs, outline them.
 
-For every function of the module (kernel functions it made excepted): fold
-unit-dim reshapes into their readers (:mod:`costfuse.unit_reshapes`), form
+First, unit-dim reshapes are folded into their readers
+(:mod:`costfuse.unit_reshapes`) and expanding producers (masks, biases
+computed from indices, casts of broadcast weights) are recomputed in their
+consumers (:mod:`costfuse.expanding_producers`).  Then, for every function
+of the module (kernel functions it made excepted): form
 kernels with the cost model (:mod:`costfuse.groups`), and outline each kernel
 into a private function carrying its launch config (:mod:`costfuse.outline`).
 Like :class:`costfuse.fusion_pass.FusionPass` it is a dataclass usable
@@ -18,6 +21,8 @@ from iree.compiler import ir
 from iree.compiler.passmanager import PassManager
 
 from costfuse.cost_models import Always, CostModel
+from costfuse.expanding_producers import recompute_expanding_producers
+from costfuse.fusion_pass import DecisionRecord
 from costfuse.groups import GroupDecision, Kernel, form_groups
 from costfuse.launch import KERNEL_ATTR
 from costfuse.outline import outline
@@ -45,6 +50,7 @@ class GroupFusionPass:
     cost_model: CostModel = field(default_factory=Always)
     decisions: list[GroupDecision] = field(default_factory=list, init=False)
     kernels: list[KernelRecord] = field(default_factory=list, init=False)
+    recomputed: list[DecisionRecord] = field(default_factory=list, init=False)
 
     def run(self, module: ir.Module | ir.Operation) -> list[KernelRecord]:
         """Outline in place; return the kernels of this run."""
@@ -55,13 +61,16 @@ class GroupFusionPass:
                      if op.operation.name == "func.func" and len(op.regions[0].blocks) > 0
                      and KERNEL_ATTR not in op.operation.attributes]
             for fn in funcs:
+                fold_unit_reshapes(fn.regions[0].blocks[0])
+            self.recomputed += recompute_expanding_producers(top)
+            for fn in funcs:
                 block = fn.regions[0].blocks[0]
-                fold_unit_reshapes(block)
                 kernels, decisions = form_groups(block, self.cost_model)
                 self.decisions += decisions
                 caller = ir.StringAttr(fn.attributes["sym_name"]).value
                 names = outline(fn, kernels)
-                self.kernels += [KernelRecord(caller, n, k) for n, k in zip(names, kernels)]
+                records = [KernelRecord(caller, n, k) for n, k in zip(names, kernels)]
+                self.kernels += sorted(records, key=lambda r: int(r.name.rsplit("_k", 1)[1]))
         return self.kernels[start:]
 
     def __call__(self, op: ir.Operation, pass_=None) -> None:

@@ -21,7 +21,7 @@ from functools import cached_property
 from iree.compiler import ir
 
 from costfuse.graph import body, num_inputs
-from costfuse.rowspace import FULL, REDUCE, ROWWISE, NotGroupable, OpSpace, op_space, reads_in_row
+from costfuse.rowspace import FULL, REDUCE, ROWWISE, NotGroupable, OpSpace, gathers, op_space, reads_in_row
 
 # Body ops that cost about this many simple flops each (transcendentals are
 # several instructions on the SFU + FMA pipes).
@@ -47,11 +47,17 @@ class Member:
 
 @dataclass(frozen=True)
 class KernelInput:
-    """A tensor read from HBM: its bytes and the members that read it."""
+    """A tensor read from HBM: its bytes and the members that read it.
+
+    ``readers`` read it through an indexing map (a tile of it per row);
+    ``gathers`` read single elements of it with ``tensor.extract`` at indices
+    their bodies compute, as ``(member, extracts per loop point)``.
+    """
 
     value: ir.Value
     nbytes: int
     readers: tuple[int, ...]     # member positions
+    gathers: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,11 +72,16 @@ def defining_op(v: ir.Value) -> ir.Operation | None:
     return None if isinstance(v.owner, ir.Block) else v.owner.operation
 
 
-def _nbytes(v: ir.Value) -> int:
+def tensor_bytes(v: ir.Value) -> int:
+    """Bytes of a static tensor value (sub-byte elements round up to one byte)."""
     n = 1
     for s in ir.RankedTensorType(v.type).shape:
         n *= s
-    return n * max(8, _elem_bits(v)) // 8
+    return n * _elem_bytes(v)
+
+
+def _elem_bytes(v: ir.Value) -> int:
+    return max(8, _elem_bits(v)) // 8
 
 
 def free_init(v: ir.Value) -> bool:
@@ -176,10 +187,34 @@ class KernelShape:
             out.append(needed)
         return out
 
+    def input_bytes(self, inp: KernelInput, mode: str) -> int:
+        """Bytes ``mode`` reads of ``inp``: its size × the passes that read it;
+        for a tensor only gathered, the elements gathered (each gathering
+        member's loop points × its extracts × the passes computing it), since a
+        gather touches one element per index, not the tensor.  A tensor that
+        is also read through a map counts that read only: the gathered
+        elements are then in the tile or in L2."""
+        if inp.readers or not inp.gathers:
+            return inp.nbytes * self.passes_reading(inp, mode)
+        elem = _elem_bytes(inp.value)
+        return sum(self._points(m) * extracts * elem * self._times_computed(m, mode) for m, extracts in inp.gathers)
+
+    def _points(self, i: int) -> int:
+        p = 1
+        for extent in op_space(self.members[i].op).loops:
+            p *= extent
+        return p
+
+    def _times_computed(self, i: int, mode: str) -> int:
+        """How many times ``mode`` emits member ``i``: once, or in a looped
+        kernel once per pass that needs a full or reduce member."""
+        if mode != "looped" or self.members[i].role == ROWWISE:
+            return 1
+        return sum(1 for s in self._needed if i in s)
+
     def hbm_bytes(self, mode: str) -> int:
-        """Each input's size × the passes that read it, plus each output's size."""
-        return (sum(i.nbytes * self.passes_reading(i, mode) for i in self.inputs)
-                + sum(o.nbytes for o in self.outputs))
+        """Each input's bytes read (:meth:`input_bytes`), plus each output's size."""
+        return sum(self.input_bytes(i, mode) for i in self.inputs) + sum(o.nbytes for o in self.outputs)
 
     def flops(self, mode: str) -> float:
         """Weighted body ops executed, recomputation of looped passes included."""
@@ -224,10 +259,17 @@ def analyze_kernel(ops: list[ir.Operation]) -> KernelShape:
     members = tuple(Member(op, s.role_in(rows, n), _flops(op)) for op, s in zip(ops, spaces))
     index = {op: i for i, op in enumerate(ops)}
     inputs: dict = {}
+    gathered: dict = {}     # tensor -> [(member, extracts)]
     avail: list[int] = []   # pass after which member i's per-row value exists / in which its full value is computable
     pass_of: list[int] = []
     for i, m in enumerate(members):
         p = 0
+        for v, extracts in gathers(m.op).items():
+            if defining_op(v) in index:
+                raise NotAKernel("a member gathers (tensor.extract) from another member's result, "
+                                 "which the kernel never holds in memory")
+            inputs.setdefault(v, [])
+            gathered.setdefault(v, []).append((i, extracts))
         n_in = num_inputs(m.op)
         for k, v in enumerate(m.op.operands):
             inside = defining_op(v) in index
@@ -250,8 +292,9 @@ def analyze_kernel(ops: list[ir.Operation]) -> KernelShape:
     for i, m in enumerate(members):
         for r, res in enumerate(m.op.results):
             if any(u.owner.operation not in member_ops or _is_init_use(u) for u in res.uses):
-                outputs.append(KernelOutput(i, r, _nbytes(res)))
-    ins = tuple(KernelInput(v, _nbytes(v), tuple(dict.fromkeys(rs))) for v, rs in inputs.items())
+                outputs.append(KernelOutput(i, r, tensor_bytes(res)))
+    ins = tuple(KernelInput(v, tensor_bytes(v), tuple(dict.fromkeys(rs)), tuple(gathered.get(v, ())))
+                for v, rs in inputs.items())
     words = 2 if any(_elem_bits(v) > 32 for op in ops for v in list(op.operands) + list(op.results)) else 1
     return KernelShape(rows, n, members, ins, tuple(outputs), tuple(pass_of), _live_full(members, ins, outputs), words)
 

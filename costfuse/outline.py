@@ -47,7 +47,8 @@ def _captured(op: ir.Operation) -> list[ir.Value]:
     for inner in block.operations:
         for v in inner.operands:
             d = defining_op(v)
-            if d is not None and d.block != block and v not in out:
+            outside = v.owner != block if d is None else d.block != block   # a function argument, or a result
+            if outside and v not in out:
                 out.append(v)
     return out
 
@@ -154,7 +155,10 @@ def _order(ops: list[ir.Operation], unit_of: dict, kernels: list[list[ir.Operati
 
 
 def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
-    """Outline ``kernels`` (numbered by :mod:`costfuse.groups`) of ``fn_op``; return the kernel names."""
+    """Outline ``kernels`` of ``fn_op``; return each kernel's function name, in ``kernels``' order.
+
+    Functions are numbered in the caller's new (dependence) order.
+    """
     block = fn_op.regions[0].blocks[0]
     ops = [op.operation for op in block.operations]
     terminator = ops[-1]
@@ -163,7 +167,7 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
     groups = [[generics[m] for m in k.members] for k in kernels]
     unit_of = {op: ("k", i) for i, g in enumerate(groups) for op in g}
     caller = ir.StringAttr(fn_op.attributes["sym_name"]).value
-    names: list[str] = []
+    names: list[str] = [""] * len(kernels)
     module_body = fn_op.parent.regions[0].blocks[0]
     calls_made = 0
     for unit in _order(ops, unit_of, groups):
@@ -183,7 +187,7 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
             for owner, k in [(u.owner.operation, u.operand_number) for u in old.uses]:
                 if owner not in inside:
                     owner.operands[k] = new
-        names.append(name)
+        names[i] = name
     for g in groups:
         for op in reversed(g):
             op.erase()

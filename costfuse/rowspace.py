@@ -10,6 +10,8 @@ formation asks, from the IR alone:
 * whether one member may read another member's result inside the kernel
   (:func:`reads_in_row`): the value must be the one the consumer's loop point
   needs, computed at the same row (and the same column, for a full-row value).
+* which tensors from outside a member's body gathers with ``tensor.extract``
+  (:func:`gathers`): kernel inputs read at the indices the body computes.
 """
 
 from __future__ import annotations
@@ -51,6 +53,50 @@ def _static_tensor(v: ir.Value) -> bool:
     return isinstance(t, ir.RankedTensorType) and t.has_static_shape
 
 
+def _defined_outside(v: ir.Value, block: ir.Block) -> bool:
+    """Whether ``v`` (used in ``block``) comes from outside it: a value of the
+    enclosing function (an op result or a function argument)."""
+    if isinstance(v.owner, ir.Block):
+        return v.owner != block
+    return v.owner.operation.block != block
+
+
+def gathers(op: ir.Operation) -> dict[ir.Value, int]:
+    """Tensors defined outside ``op`` that its body reads with ``tensor.extract``
+    (a gather, such as cross-entropy's ``logits[row, label[row]]``), in
+    first-use order, each with how many extracts read it.
+
+    A gathered tensor is an input of the kernel like any operand, but the
+    kernel reads only the elements the indices name (docs/groups.md, "HBM bytes").
+    """
+    block, out = body(op), {}
+    for inner in block.operations:
+        if inner.name == "tensor.extract" and _defined_outside(inner.operands[0], block):
+            v = inner.operands[0]
+            out[v] = out.get(v, 0) + 1
+    return out
+
+
+def _outside_read(op: ir.Operation) -> str | None:
+    """Why ``op``'s body reads a value from outside that no kernel can take,
+    ``None`` if every such value is a scalar ``arith.constant`` (cloned in) or
+    a static tensor read by ``tensor.extract`` (a gather)."""
+    block = body(op)
+    for inner in block.operations:
+        for k, v in enumerate(inner.operands):
+            if not _defined_outside(v, block):
+                continue
+            if not isinstance(v.owner, ir.Block) and v.owner.operation.name == "arith.constant":
+                continue
+            what = "a function argument" if isinstance(v.owner, ir.Block) else f"a {v.owner.operation.name} result"
+            if inner.name == "tensor.extract" and k == 0:
+                if not _static_tensor(v):
+                    return f"its body gathers from {what} of type {v.type}, not a static tensor"
+                continue
+            return f"its body uses {what} from outside, neither a scalar constant nor a tensor it gathers from"
+    return None
+
+
 def op_space(op: ir.Operation) -> OpSpace | NotGroupable:
     """The loops of ``op``, or why it cannot join a row group."""
     kinds = iterator_kinds(op)
@@ -63,11 +109,9 @@ def op_space(op: ir.Operation) -> OpSpace | NotGroupable:
     block = body(op)
     if any(len(o.regions) > 0 for o in block.operations):
         return NotGroupable("a body op with regions")
-    for inner in block.operations:
-        for v in inner.operands:
-            owner = None if isinstance(v.owner, ir.Block) else v.owner.operation
-            if owner is not None and owner.block != block and owner.name != "arith.constant":
-                return NotGroupable(f"its body reads {owner.name} from outside (a gather)")
+    outside = _outside_read(op)
+    if outside is not None:
+        return NotGroupable(outside)
     maps = indexing_maps(op)
     extents: list[int | None] = [None] * len(kinds)
     for value, amap in zip(op.operands, maps):

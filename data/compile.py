@@ -355,7 +355,7 @@ def _worker_main(conn, mem_limit_bytes: int | None, triton_cache: str, kernel_di
 
 
 def _worker_entry() -> None:
-    """``python -c 'from data.compile import _worker_entry; _worker_entry()' FD MEM CACHE KDIR``."""
+    """``python -c 'from costfuse.data.compile import _worker_entry; _worker_entry()' FD MEM CACHE KDIR``."""
     import socket
     from multiprocessing.connection import Connection
 
@@ -382,7 +382,7 @@ class _Worker:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PROJECT_ROOT, env.get("PYTHONPATH")) if p)
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", "from data.compile import _worker_entry; _worker_entry()", str(child.fileno()),
+            [sys.executable, "-c", "from costfuse.data.compile import _worker_entry; _worker_entry()", str(child.fileno()),
              str(mem_limit_bytes or 0), self.triton_cache, kernel_dir],
             pass_fds=[child.fileno()], start_new_session=True, env=env, stdin=subprocess.DEVNULL)
         child.close()

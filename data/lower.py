@@ -13,6 +13,9 @@ kernels a real compiler emits:
   its indexing map gives (permutations, projections, broadcasts and constant
   results such as ``(d0, d1, d2) -> (d0, d1, 0)``); values that do not depend
   on reduction dims are computed before the reduction loop;
+* a tensor the body gathers from (``tensor.extract`` of a value defined
+  outside, :func:`costfuse.rowspace.gathers`) is one more input pointer,
+  after the operands' inputs, in first-use order (``GenericInfo.gathered``);
 * a reduction output's yield must be ``combiner(acc, f(inputs))`` with
   ``combiner`` in :data:`COMBINERS`, or an arg-max/arg-min index
   (:mod:`data.lower_reduction`); f16/bf16 accumulate in f32.
@@ -37,11 +40,12 @@ from costfuse.data.dtypes import ELEM_TYPES, MEMORY_TYPES
 from costfuse.data.launch_config import LaunchConfig, heuristic_config
 from costfuse.data.lower_body import HELPERS, BodyEmitter, UnsupportedOp, Val, tl_type
 from costfuse.data.lower_reduction import COMBINERS, acc_type, emit_reductions, final_value, match_reductions
+from costfuse.rowspace import gathers
 
 __all__ = [
     "COMBINERS", "GenericInfo", "IndexSpace", "LoweredKernel", "LoweringReport", "TensorArg", "UnsupportedOp",
-    "analyze", "generic_as_function", "generics_of", "lower_generic", "lower_module", "render_source", "tensor_arg",
-    "tensor_bytes",
+    "analyze", "elem_bytes", "gathered_arg", "generic_as_function", "generics_of", "lower_generic", "lower_module",
+    "render_source", "tensor_arg", "tensor_bytes",
 ]
 
 KERNEL_NAME = "kernel"
@@ -75,6 +79,7 @@ class GenericInfo:
     inputs: tuple[TensorArg, ...]
     outputs: tuple[TensorArg, ...]
     ir: str
+    gathered: tuple[TensorArg, ...] = ()   # tensors the body gathers from (no map): kernel inputs after ``inputs``
 
     @property
     def parallel(self) -> list[int]:
@@ -103,7 +108,12 @@ def _prod(xs) -> int:
 def tensor_bytes(arg: TensorArg) -> int:
     """Bytes of ``arg``'s whole tensor in memory (i1 as one byte), the unit of
     ``hbm_bytes``; the same rule as :class:`costfuse.kernel.KernelShape`."""
-    return _prod(arg.shape) * max(8, ELEM_TYPES[arg.elem].bits) // 8
+    return _prod(arg.shape) * elem_bytes(arg.elem)
+
+
+def elem_bytes(elem: str) -> int:
+    """Bytes of one element of MLIR type ``elem`` in memory (i1 as one byte)."""
+    return max(8, ELEM_TYPES[elem].bits) // 8
 
 
 def _as_generic(op) -> ir.OpView:
@@ -114,17 +124,7 @@ def _as_generic(op) -> ir.OpView:
 
 
 def tensor_arg(name: str, value: ir.Value, amap: ir.AffineMap) -> TensorArg:
-    t = value.type
-    if not isinstance(t, ir.RankedTensorType):
-        raise UnsupportedOp("linalg.generic", f"operand {name} has type {t}; only ranked tensors are lowered")
-    if not t.has_static_shape:
-        raise UnsupportedOp("linalg.generic", f"operand {name} has dynamic shape {t}; shapes must be static")
-    elem = str(t.element_type)
-    if elem not in MEMORY_TYPES:
-        raise UnsupportedOp("linalg.generic", f"operand {name} has element type {elem} (supported: {', '.join(MEMORY_TYPES)})")
-    shape = tuple(t.shape)
-    if _prod(shape) > MAX_NUMEL:
-        raise UnsupportedOp("linalg.generic", f"operand {name} has {_prod(shape)} elements; int32 offsets need < 2**31")
+    shape, elem = _memory_tensor(name, value)
     results = []
     for j, expr in enumerate(amap.results):
         if isinstance(expr, ir.AffineDimExpr):
@@ -138,6 +138,28 @@ def tensor_arg(name: str, value: ir.Value, amap: ir.AffineMap) -> TensorArg:
             raise UnsupportedOp("linalg.generic", f"operand {name} map result {expr} is not a dim or a constant "
                                                   "(only permutations, projections and broadcasts are lowered)")
     return TensorArg(name, shape, elem, tuple(results))
+
+
+def gathered_arg(name: str, value: ir.Value) -> TensorArg:
+    """The pointer argument of a tensor a body gathers from: no indexing map
+    (``results`` is empty), the body computes each index."""
+    return TensorArg(name, *_memory_tensor(name, value), ())
+
+
+def _memory_tensor(name: str, value: ir.Value) -> tuple[tuple[int, ...], str]:
+    """(shape, element type) of a tensor a kernel can take a pointer to; else :class:`UnsupportedOp`."""
+    t = value.type
+    if not isinstance(t, ir.RankedTensorType):
+        raise UnsupportedOp("linalg.generic", f"operand {name} has type {t}; only ranked tensors are lowered")
+    if not t.has_static_shape:
+        raise UnsupportedOp("linalg.generic", f"operand {name} has dynamic shape {t}; shapes must be static")
+    elem = str(t.element_type)
+    if elem not in MEMORY_TYPES:
+        raise UnsupportedOp("linalg.generic", f"operand {name} has element type {elem} (supported: {', '.join(MEMORY_TYPES)})")
+    shape = tuple(t.shape)
+    if _prod(shape) > MAX_NUMEL:
+        raise UnsupportedOp("linalg.generic", f"operand {name} has {_prod(shape)} elements; int32 offsets need < 2**31")
+    return shape, elem
 
 
 def analyze(op) -> GenericInfo:
@@ -161,7 +183,8 @@ def analyze(op) -> GenericInfo:
     missing = [f"d{d}" for d, e in enumerate(extents) if e is None]
     if missing:
         raise UnsupportedOp("linalg.generic", f"loop dims {', '.join(missing)} appear in no indexing map")
-    info = GenericInfo(tuple(extents), iterators, ins, outs, str(g.operation))
+    gathered = tuple(gathered_arg(f"in_ptr{len(ins) + k}", v) for k, v in enumerate(gathers(g.operation)))
+    info = GenericInfo(tuple(extents), iterators, ins, outs, str(g.operation), gathered)
     _check_outputs(info)
     return info
 
@@ -361,7 +384,10 @@ class _Codegen(IndexSpace):
         self.persistent = config.is_persistent(info.rnumel)
         self.n_in = len(info.inputs)
         self.loaded: set[int] = set()  # operands the kernel reads from memory (for hbm_bytes)
-        self.emitter = BodyEmitter(self.g.regions[0].blocks[0], self._load, self._index, self.unit)
+        self.gathered = dict(zip(gathers(self.g.operation), info.gathered))
+        self.gathered_bytes: dict = {}   # tensor -> bytes its gathers read
+        self.emitter = BodyEmitter(self.g.regions[0].blocks[0], self._load, self._index, self.unit,
+                                   pointer=self._pointer)
 
     def _index(self, d: int) -> Val:
         expr, rdep = self.index_expr(d)
@@ -377,12 +403,21 @@ class _Codegen(IndexSpace):
         expr, rdep = self.load_expr(self._arg(i))
         return self.emitter.emit(expr, self._arg(i).elem, rdep)
 
+    def _pointer(self, v: ir.Value) -> tuple[str, tuple[int, ...], str]:
+        """A gathered tensor's pointer; each gather reads one element per loop point."""
+        arg = self.gathered[v]
+        self.gathered_bytes[v] = self.gathered_bytes.get(v, 0) + _prod(self.info.extents) * elem_bytes(arg.elem)
+        return arg.name, arg.shape, arg.elem
+
     def hbm_bytes(self) -> int:
         """Bytes the kernel moves in its one pass: every operand it loads (a
-        reduction also loads each output's initial value), every output once."""
+        reduction also loads each output's initial value), every output once,
+        and the elements gathered from a tensor no operand loads (docs/groups.md)."""
         read = set(self.loaded) | ({self.n_in + j for j in range(len(self.info.outputs))} if self.reduction else set())
+        loaded = {self.g.operands[i] for i in read}
         return (sum(tensor_bytes(self._arg(i)) for i in read)
-                + sum(tensor_bytes(o) for o in self.info.outputs))
+                + sum(tensor_bytes(o) for o in self.info.outputs)
+                + sum(b for v, b in self.gathered_bytes.items() if v not in loaded))
 
     # -- kernel -------------------------------------------------------------------
 
@@ -532,11 +567,12 @@ def lower_generic(op, config: LaunchConfig | None = None) -> LoweredKernel:
         raise ValueError(f"pointwise kernel takes RBLOCK=1, got {config.RBLOCK}")
     cg = _Codegen(op, info, config)
     body = cg.body()
-    source = render_source(info.ir, info.inputs, info.outputs, config, info.xnumel, info.rnumel, body,
+    inputs = info.inputs + info.gathered
+    source = render_source(info.ir, inputs, info.outputs, config, info.xnumel, info.rnumel, body,
                            cg.emitter.helpers, reduction)
     n_ops = sum(1 for o in cg.g.regions[0].blocks[0].operations if o.operation.name != "linalg.yield")
     mode = "looped" if reduction and not cg.persistent else "persistent" if reduction else "pointwise"
-    return LoweredKernel(source, config, info.inputs, info.outputs, info.xnumel, info.rnumel if reduction else 1,
+    return LoweredKernel(source, config, inputs, info.outputs, info.xnumel, info.rnumel if reduction else 1,
                          info.ir, n_ops, reduction, tuple(dict.fromkeys(cg.emitter.notes)),
                          mode=mode, hbm_bytes=cg.hbm_bytes())
 
@@ -608,18 +644,25 @@ def generic_as_function(op, name: str = "generic") -> str:
     """A module holding ``func.func @name`` that runs just ``op``: its
     arguments are the generic's operand tensors (inputs, then outputs, one
     argument per operand) and it returns the generic's results.  Scalar constants the body
-    captures from outside are cloned in.  This is what the IREE oracle runs
-    to check the Triton kernel of the same generic."""
+    captures from outside are cloned in; tensors it gathers from
+    (:func:`costfuse.rowspace.gathers`) are arguments after the inputs, in
+    first-use order, as in the kernel's ``INPUTS``.  This is what the IREE
+    oracle runs to check the Triton kernel of the same generic."""
     g = _as_generic(op)
-    operands = list(g.inputs) + list(g.outputs)
+    gathered = list(gathers(g.operation))
+    operands = list(g.inputs) + gathered + list(g.outputs)
     block = g.regions[0].blocks[0]
     captured = []
     for inner in block.operations:
         for v in inner.operation.operands:
-            if isinstance(v, ir.OpResult) and v.owner.operation.block != block and v not in captured:
+            if v in gathered or v in captured:
+                continue
+            if isinstance(v, ir.OpResult) and v.owner.operation.block != block:
                 if v.owner.name != "arith.constant":
                     raise UnsupportedOp(v.owner.name, "generic body captures a non-constant value")
                 captured.append(v)
+            elif isinstance(v, ir.BlockArgument) and v.owner != block:
+                raise UnsupportedOp(inner.operation.name, "generic body captures a function argument")
     from iree.compiler.dialects import func
 
     with g.context, ir.Location.unknown():
@@ -629,16 +672,19 @@ def generic_as_function(op, name: str = "generic") -> str:
             fn = func.FuncOp(name, ftype)
             entry = fn.add_entry_block()
             with ir.InsertionPoint(entry):
-                new_consts = {}
+                outside = {}
                 for v in captured:
-                    new_consts[v] = v.owner.clone().results[0]
+                    outside[v] = v.owner.clone().results[0]
+                n_in = len(g.inputs)
+                args = list(entry.arguments)
+                outside.update(zip(gathered, args[n_in:n_in + len(gathered)]))
                 clone = g.operation.clone()
-                for i in range(len(operands)):
-                    clone.operands[i] = entry.arguments[i]
+                for i, arg in enumerate(args[:n_in] + args[n_in + len(gathered):]):
+                    clone.operands[i] = arg
                 for inner in clone.regions[0].blocks[0].operations:
                     for k, v in enumerate(inner.operation.operands):
-                        if v in new_consts:
-                            inner.operation.operands[k] = new_consts[v]
+                        if v in outside:
+                            inner.operation.operands[k] = outside[v]
                 func.ReturnOp(list(clone.results))
         text = str(module)
     return text

@@ -20,6 +20,12 @@ module tracks.  Semantics follow MLIR exactly, with three deliberate rules:
   interpreter cannot run ``libdevice`` (its stubs return ``None``), and one
   code path that is tested on CPU beats a faster one that never is.
 
+A ``tensor.extract`` from a tensor defined outside the body (a gather, such
+as cross-entropy's ``logits[row, label[row]]``) becomes a masked load through
+a pointer the caller provides (``pointer``): int64 offsets, and indices
+outside the tensor are masked off, so the kernel never reads out of bounds
+(MLIR's ``cf.assert`` guards them in the IR and is dropped here).
+
 Anything else raises :class:`UnsupportedOp` naming the op and the reason.
 """
 
@@ -161,7 +167,7 @@ _CASTS = ("arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp", "arith.f
 SUPPORTED_BODY_OPS = tuple(sorted(
     set(_FLOAT_BINARY) | set(_FLOAT_MINMAX) | set(_MATH_UNARY) | set(_INT_BINARY) | set(_CASTS)
     | {"arith.negf", "arith.cmpf", "arith.cmpi", "arith.select", "arith.constant", "math.powf",
-       "math.fpowi", "math.fma", "linalg.index", "linalg.yield", "cf.assert"}))
+       "math.fpowi", "math.fma", "linalg.index", "linalg.yield", "cf.assert", "tensor.extract"}))
 
 
 POWI_UNROLL_MAX = 1024
@@ -233,7 +239,11 @@ class BodyEmitter:
     """Emits one generic body.  ``load(i)`` returns the :class:`Val` of block
     argument ``i`` (the caller emits the load); ``index(d)`` the int64 index of
     loop dim ``d``.  ``lines`` collects ``(rdep, line)`` pairs in program order.
-    ``unit`` is the shape of a one-element tile (``[1]`` or ``[1, 1]``)."""
+    ``unit`` is the shape of a one-element tile (``[1]`` or ``[1, 1]``).
+    ``pointer(t)`` returns ``(kernel parameter, shape, element type)`` of a
+    tensor ``t`` from outside the body that a ``tensor.extract`` gathers from;
+    it is called once per gather emitted, so the caller can count the bytes.
+    Without it, a gather is unsupported."""
 
     block: ir.Block
     load: Callable[[int], Val]
@@ -244,6 +254,7 @@ class BodyEmitter:
     notes: list[str] = field(default_factory=list)
     values: dict = field(default_factory=dict)
     _n: int = 0
+    pointer: Callable[[ir.Value], tuple[str, tuple[int, ...], str]] | None = None
 
     def fresh(self) -> str:
         self._n += 1
@@ -268,7 +279,8 @@ class BodyEmitter:
         else:
             owner = v.owner.name if isinstance(v, ir.OpResult) else "a block argument"
             raise UnsupportedOp(user, f"uses a value defined outside the body by {owner}; only scalar "
-                                      "arith.constant values may be captured")
+                                      "arith.constant values may be captured (and tensors gathered by "
+                                      "tensor.extract)")
         self.values[v] = val
         return val
 
@@ -313,6 +325,9 @@ class BodyEmitter:
         if name == "linalg.index":
             dim = ir.IntegerAttr(op.attributes["dim"]).value
             self.values[op.results[0]] = self.index(dim)
+            return
+        if name == "tensor.extract":
+            self.values[op.results[0]] = self._gather(op, rt)
             return
         args = [self.value(v, name) for v in op.operands]
         rdep = any(a.rdep for a in args)
@@ -365,6 +380,31 @@ class BodyEmitter:
             return self._cast(name, args[0], rt)
         raise UnsupportedOp(name, "no Triton lowering for this body op (supported: "
                                   + ", ".join(o for o in SUPPORTED_BODY_OPS if o != "linalg.yield") + ")")
+
+    def _gather(self, op: ir.Operation, rt: str) -> Val:
+        """``tensor.extract %t[%i, ...]`` of a tensor from outside the body: a
+        load at ``sum(i_k * stride_k)`` (int64) under the tile's mask and the
+        indices' bounds; an out-of-range offset is clamped to 0 and masked off."""
+        source = op.operands[0]
+        owner = source.owner if isinstance(source.owner, ir.Block) else source.owner.operation.block
+        if owner == self.block:
+            raise UnsupportedOp("tensor.extract", "extracts from a tensor computed inside the body")
+        if self.pointer is None:
+            raise UnsupportedOp("tensor.extract", "gathers from a tensor defined outside the body, and this "
+                                                  "kernel has no pointer for it")
+        ptr, shape, _ = self.pointer(source)
+        idx = [self.value(v, "tensor.extract") for v in op.operands[1:]]
+        if not idx:  # a 0-d tensor: one in-bounds scalar, broadcast
+            return self.emit(f"tl.broadcast_to(tl.load({ptr}), {self.unit})", rt, False)
+        rdep = any(i.rdep for i in idx)
+        strides, s = [], 1
+        for size in reversed(shape):
+            strides.append(s)
+            s *= size
+        offset = " + ".join(i.expr if st == 1 else f"{i.expr} * {st}" for i, st in zip(idx, reversed(strides)))
+        bounds = " & ".join(f"({i.expr} >= 0) & ({i.expr} < {size})" for i, size in zip(idx, shape))
+        mask = self.emit(f"{bounds} & {'xmask & rmask' if rdep else 'xmask'}", "i1", rdep)
+        return self.emit(f"tl.load({ptr} + tl.where({mask.expr}, {offset}, 0), mask={mask.expr})", rt, rdep)
 
     @staticmethod
     def _require_float(name: str, args: list[Val]) -> None:

@@ -29,7 +29,9 @@ Code reuse from v1 (:mod:`data.lower`): offsets and indices
 ``final_value``: f16/bf16 accumulate in f32), and the self-contained file
 (:func:`~data.lower.render_source`).  Kernel arguments are the function's
 arguments (inputs) then one pointer per function result (outputs): results
-are fresh tensors, so the launch fills nothing.
+are fresh tensors, so the launch fills nothing.  A member that gathers
+(``tensor.extract`` of a function argument) loads through that argument's
+pointer (:class:`~data.lower_body.BodyEmitter`, ``pointer``).
 
 A function whose single member is not a row kernel (two reduction loops, a
 reduction that is not innermost) is lowered by v1's :func:`~data.lower.lower_generic`
@@ -46,7 +48,7 @@ from typing import Iterator
 from iree.compiler import ir
 
 from costfuse.data.lower import (GenericInfo, IndexSpace, LoweredKernel, LoweringReport, TensorArg, UnsupportedOp,
-                                 lower_generic, render_source, tensor_arg, tensor_bytes)
+                                 elem_bytes, lower_generic, render_source, tensor_arg, tensor_bytes)
 from costfuse.data.lower_body import BodyEmitter, Val, constant_expr, tl_type
 from costfuse.data.lower_reduction import COMBINERS, acc_type, emit_reductions, final_value, match_reductions
 from costfuse.graph import indexing_maps, num_inputs
@@ -204,6 +206,7 @@ class _KernelCodegen:
         self.row_loads: dict = {}          # every per-row load emitted so far
         self.pass_read: set = set()        # arguments some pass has read
         self.borrowed: set = set()         # arguments whose rowwise load stands for a pass's read
+        self.gathered: dict = {}           # argument -> bytes its gathers read (tensor.extract)
 
     def _access(self, i: int, name: str, v: ir.Value, amap: ir.AffineMap) -> TensorArg:
         """Member ``i``'s access to ``v`` through ``amap``, in the kernel's loops:
@@ -282,7 +285,21 @@ class _KernelCodegen:
 
         op = self.shape.members[i].op
         return _Emitter(op.regions[0].blocks[0], lambda a: self._operand(i, a, phase), index, self.space.unit,
-                        lines=phase.lines, helpers=self.helpers, notes=self.notes, names=self.names)
+                        lines=phase.lines, helpers=self.helpers, notes=self.notes, names=self.names,
+                        pointer=lambda v: self._pointer(i, v))
+
+    def _pointer(self, i: int, v: ir.Value) -> tuple[str, tuple[int, ...], str]:
+        """The argument pointer member ``i`` gathers from; each gather emitted
+        reads one element per loop point of the member."""
+        if v not in self.arg_index:
+            raise UnsupportedOp("tensor.extract", f"@{self.name} member {i} gathers from a tensor that is not "
+                                                  "a function argument")
+        arg = self.inputs[self.arg_index[v]]
+        points = 1
+        for extent in self.loops[i]:
+            points *= extent
+        self.gathered[v] = self.gathered.get(v, 0) + points * elem_bytes(arg.elem)
+        return arg.name, arg.shape, arg.elem
 
     # -- members ------------------------------------------------------------------
 
@@ -422,10 +439,12 @@ class _KernelCodegen:
 
     def hbm_bytes(self) -> int:
         """What the emitted code moves: each pass's arguments once, the rowwise
-        members' other arguments once, each output once."""
+        members' other arguments once, each output once, and the elements
+        gathered from arguments no member loads through a map."""
         read = [v for ph in self.phases for v in ph.tensors] + list(self.rowwise.tensors - self.borrowed)
         return (sum(tensor_bytes(self.inputs[self.arg_index[v]]) for v in read)
-                + sum(tensor_bytes(o) for o in self.outputs))
+                + sum(tensor_bytes(o) for o in self.outputs)
+                + sum(b for v, b in self.gathered.items() if v not in read))
 
 
 # ---------------------------------------------------------------------------

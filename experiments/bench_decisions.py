@@ -2,6 +2,7 @@
 
     .venv/bin/python experiments/bench_decisions.py [--data data/sm90_v1] [--model costfuse/models]
         [--policies heuristic,wide] [--programs 0] [--timed 20] [--repeats 5] [--generics 1000] [--quick]
+        [--split-by content|program_id] [--allow-split-mismatch] [--report PATH]
 
 Candidates: every edge the pass considers on the held-out programs (the same
 ones as ``compare_cost_models.py``), fusing as ``always`` would so that
@@ -27,10 +28,14 @@ three standalone generics (fused, producer, consumer).
   reported beside the always-fuse and never-fuse baselines, with balanced
   accuracy, and the goals are on the *spilling candidates* (ptxas says keep):
   recall >= 0.95 and precision >= 0.8 (``decision_metrics.py``).
-* **Prediction cost per call**: one row through the spill head with
-  ``Booster.inplace_predict`` and with the NumPy trees
-  (``costfuse/cost_models/forest.py``), and a batch just above
-  ``SMALL_BATCH``: the figures ``forest.py`` and ``learned.py`` point to.
+* **Prediction cost per call**: the spill head on 1, 3, ``SMALL_BATCH + 1``
+  and up to 2,000 rows, with ``Booster.inplace_predict`` and with the NumPy
+  trees (``costfuse/cost_models/forest.py``): the figures ``forest.py``,
+  ``bundle.py`` and ``learned.py`` point to.
+* **Held out, checked**: the programs must be the model's own held-out ones:
+  the dataset's hash and the split's test-row count must match the model's
+  metadata, else the bench refuses (``--allow-split-mismatch`` runs anyway
+  and the report says so).
 * **The whole pass**: ``experiments/bench_pass.py``'s 1,000-generic module,
   the learned pass against ``threshold`` in the same process, median of ``--repeats``.
 
@@ -269,7 +274,8 @@ def render(command: str, conds: str, model: Learned, programs: str, repeats: int
                "| recall on spilling | precision on spilling |\n|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         m = r.metrics
-        out.append(f"| `{r.policy}` | {m.n} | {r.spilling} | {m.spilling} | {m.tp + m.tn}/{m.n} = {fmt(m.agreement, True)} "
+        out.append(f"| `{r.policy}` | {m.n} | {r.spilling} | {m.spilling} "
+                   f"| {m.tp + m.tn}/{m.n} = {fmt(m.agreement, True)} "
                    f"| {fmt(m.always_fuse_agreement, True)} | {fmt(m.never_fuse_agreement, True)} "
                    f"| {fmt(m.balanced_accuracy)} | {m.tp}/{m.spilling} = {fmt(m.recall)} "
                    f"| {m.tp}/{m.tp + m.fp} = {fmt(m.precision)} |")
@@ -285,7 +291,8 @@ def render(command: str, conds: str, model: Learned, programs: str, repeats: int
             out.append(f"| `{r.policy}` | {n} | {xgb_ms:.3f} ms | {np_ms:.3f} ms | {np_ms / xgb_ms:.2f}x |")
         if not r.predict_ms:
             out.append(f"| `{r.policy}` | not measured (XGBoost not installed or trees not flattened) | | | |")
-    out.append(f"\nWhole pass on bench_pass.py's {n_gen}-generic module (median of {repeats}, pass + canonicalize,cse): "
+    out.append(f"\nWhole pass on bench_pass.py's {n_gen}-generic module "
+               f"(median of {repeats}, pass + canonicalize,cse): "
                f"learned {tl:.2f} s, threshold {tt:.2f} s ({tl / tt:.1f}x); goal <= 10 s: "
                f"{'met' if tl <= 10 else 'NOT met'}.\n")
     for r in results:

@@ -24,7 +24,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def add_report_arg(ap: argparse.ArgumentParser, name: str) -> None:
     """``--report PATH`` (default ``experiments/results/NAME.md``; ``-``: stdout only)."""
     ap.add_argument("--report", default=str(RESULTS / f"{name}.md"),
-                    help=f"where to write the Markdown report (default experiments/results/{name}.md; '-': stdout only)")
+                    help=f"Markdown report (default experiments/results/{name}.md; '-': stdout only)")
 
 
 def command_line(script: str, argv: list[str] | None) -> str:

@@ -237,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     results = study(paths, arch, args.jobs, args.timeout)
     out = Path(args.out)
+    (out.parent / "results").mkdir(parents=True, exist_ok=True)
     figs = plot(results, out.parent / "results")
     failed = [(w, p, f) for w, by in results.items() for p, o in by.items() for f in o.failed]
     text = "\n".join([

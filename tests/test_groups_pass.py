@@ -111,3 +111,39 @@ def test_launch_attr_roundtrip():
         assert KernelLaunch.from_attr(launch.to_attr()) == launch
     with pytest.raises(ValueError, match="pointwise"):
         KernelLaunch("pointwise", 1024, 2, 4)
+
+
+WORKLOADS = Path(__file__).parents[1] / "experiments" / "workloads"
+
+
+def test_masks_and_biases_are_recomputed_in_the_attention_kernel():
+    """A causal mask and an ALiBi bias are built from indices over (s, t) and read by scores over (b, h, s, t):
+    they are inlined into the scores' kernel, which is then the whole epilogue (IREE forms 1 dispatch too)."""
+    for name in ("attention_causal_bf16", "attention_alibi_f32"):
+        _, p = grouped((WORKLOADS / f"{name}.mlir").read_text(), Analytical())
+        assert p.recomputed and all("recomputed in its consumer" in d.reason for d in p.recomputed)
+        assert len(p.kernels) == 1 and p.kernels[0].kernel.estimate.launch.mode == "persistent"
+
+
+def test_per_row_statistics_are_members_not_recomputed():
+    """LayerNorm's mean and rstd fit the rows of their consumers: computed once per row, never per element."""
+    _, p = grouped((EXAMPLES / "layernorm_gelu_mlp.mlir").read_text(), Always())
+    assert p.recomputed == []
+
+
+def test_explain_names_match_the_outlined_functions(tmp_path, capsys):
+    from costfuse.cli import opt_main
+
+    out = tmp_path / "out.mlir"
+    assert opt_main([str(EXAMPLES / "transformer_encoder_layer.mlir"), "--cost-model", "analytical", "--explain",
+                     "-o", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    kernel_lines = [ln for ln in err if ln.startswith("kernel @")]
+    text = out.read_text()
+    assert kernel_lines and err[-1].startswith("# analytical groups: ")
+    for k, line in enumerate(kernel_lines):
+        name = f"main_k{k}"
+        assert line.startswith(f"kernel @{name} = ")
+        mode = line.split(": ", 1)[1].split()[0]
+        fn = next(ln for ln in text.splitlines() if f"@{name}(" in ln and "func.func private" in ln)
+        assert f'mode = "{mode}"' in fn

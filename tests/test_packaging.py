@@ -30,3 +30,4 @@ def test_a_users_data_folder_is_not_shadowed(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "user"
+

@@ -17,6 +17,9 @@ For a :class:`costfuse.kernel.KernelShape` and its configs
 * spills: registers past the ``.reqntid`` cap (``Target.reg_cap``) are
   spilled, 4 bytes each, stored and reloaded once per row chunk by every
   thread (local memory is DRAM-backed: an upper bound).
+* coalescing: a program reads runs of ``rblock`` (``xblock`` when pointwise)
+  contiguous elements; runs shorter than a 128-byte line use the bandwidth
+  in proportion.
 * parallelism: HBM saturates only with enough warps in flight; resident
   warps per SM are limited by the grid and by registers, and the achieved
   fraction is ``min(1, warps in flight / WARPS_TO_SATURATE)``.  Each wave of
@@ -39,7 +42,9 @@ from costfuse.targets import Target
 BASE_REGS = 24            # indices, masks, pointers, loop state
 MAX_WARPS_PER_SM = 64
 MAX_BLOCKS_PER_SM = 32
-WAVE_S = 0.5e-6           # scheduling one wave of programs across the GPU
+WAVE_S = 0.1e-6           # scheduling one wave of programs across the GPU (a guess until GPU labels exist:
+                          # enough to keep programs of a few elements from looking free, far below an HBM pass)
+COALESCED_BYTES = 128     # a row run shorter than one 128-byte line wastes the rest of the transaction
 WARPS_TO_SATURATE = 16    # warps per SM in flight that keep HBM busy on H100/H200-class parts
 
 
@@ -96,6 +101,8 @@ def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Targe
     waves = np.ceil(programs / (blocks_per_sm * target.sms))
     in_flight = np.minimum(programs, blocks_per_sm * target.sms) * w / target.sms
     util = np.minimum(1.0, in_flight / WARPS_TO_SATURATE)
+    run = np.where(mode == "pointwise", x, r) * _elem_bytes(shape)
+    util = util * np.minimum(1.0, run / COALESCED_BYTES)
 
     chunks = np.where(mode == "looped", np.ceil(shape.n / r) * shape.n_passes, 1.0)
     threads = programs * 32.0 * w
@@ -105,3 +112,11 @@ def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Targe
             + target.launch_overhead_s + waves * WAVE_S + spill_traffic / target.hbm_bytes_per_s)
     return ConfigScores(list(configs), regs, spill, hbm_c.astype(np.int64), time)
 
+
+def _elem_bytes(shape: KernelShape) -> float:
+    """Bytes per element of the widest tensor the kernel reads (what its row runs are made of)."""
+    from iree.compiler import ir
+
+    widths = [ir.RankedTensorType(i.value.type).element_type for i in shape.inputs]
+    bits = [t.width if hasattr(t, "width") else 64 for t in widths]
+    return max(bits, default=32) / 8.0

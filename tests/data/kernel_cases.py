@@ -206,3 +206,68 @@ def column_sum(m=6, n=40) -> str:
     body.append(generic("%s", 2, "rp", [("%x", (m, n), "f32", "d0, d1")], [("%z", (n,), "f32", "d1")],
                         ["%r = arith.addf %a0, %o0 : f32", "yield %r"]))
     return kernel_function([("%x", (m, n), "f32")], [("%s", (n,), "f32")], body)
+
+
+
+def gather_body(x: str, shape: tuple[int, int], t: str) -> list[str]:
+    """Body lines of PyTorch's gather ``x[row, label[row]]`` over keepdim loops
+    ``(M, 1)``, the label in ``%a0``, the gathered value in ``%g``: the bounds
+    asserts and the ``tensor.extract`` of ``x`` (defined outside the generic),
+    as ``torch.export`` writes them.  Needs ``%cn`` (the row length, index)
+    and ``%c0i`` (0, i64) defined outside."""
+    return ["%i = linalg.index 0 : index", "%j = arith.index_cast %a0 : i64 to index",
+            "%lt = arith.cmpi slt, %j, %cn : index", 'cf.assert %lt, "index must be smaller than dim size"',
+            "%ge = arith.cmpi sge, %a0, %c0i : i64", 'cf.assert %ge, "index must be larger or equal to 0"',
+            f"%g = tensor.extract {x}[%i, %j] : {tensor(shape, t)}"]
+
+
+def cross_entropy(m=6, n=100, t="f32") -> str:
+    """Per-row cross-entropy ``loss = log(sum(exp(x - max))) + max - x[row, label[row]]``
+    on keepdim statistics: two reductions, then rowwise members, one of them
+    gathering the row's label logit from the argument ``x`` that the
+    reductions also read (so the gather costs no HBM bytes of its own)."""
+    full, kd = "d0, d1", "d0, 0"
+    x, lab = ("%x", (m, n), t, full), ("%label", (m, 1), "i64", full)
+    body = _fill("%m0", (m, 1), t, NEG_INF[t]) + _fill("%s0", (m, 1), t, "0.0") + _empty("%e1", (m, 1), t)
+    body.append(f"  %cn = arith.constant {n} : index\n  %c0i = arith.constant 0 : i64\n")
+    body.append(generic("%max", 2, "pr", [x], [("%m0", (m, 1), t, kd)],
+                        [f"%r = arith.maximumf %a0, %o0 : {t}", "yield %r"]))
+    body.append(generic("%sum", 2, "pr", [x, ("%max", (m, 1), t, kd)], [("%s0", (m, 1), t, kd)],
+                        [f"%d = arith.subf %a0, %a1 : {t}", f"%ex = math.exp %d : {t}",
+                         f"%r = arith.addf %ex, %o0 : {t}", "yield %r"]))
+    body.append(generic("%lse", 2, "pp", [("%sum", (m, 1), t, full), ("%max", (m, 1), t, full)],
+                        [("%e1", (m, 1), t, full)],
+                        [f"%l = math.log %a0 : {t}", f"%r = arith.addf %l, %a1 : {t}", "yield %r"]))
+    body.append(generic("%picked", 2, "pp", [lab], [("%e1", (m, 1), t, full)],
+                        gather_body("%x", (m, n), t) + ["yield %g"]))
+    body.append(generic("%loss", 2, "pp", [("%lse", (m, 1), t, full), ("%picked", (m, 1), t, full)],
+                        [("%e1", (m, 1), t, full)], [f"%r = arith.subf %a0, %a1 : {t}", "yield %r"]))
+    return kernel_function([("%x", (m, n), t), ("%label", (m, 1), "i64")], [("%loss", (m, 1), t)], body)
+
+
+def gather_only(m=6, n=100, t="f32") -> str:
+    """``loss = -x[row, label[row]]``: ``x`` is only gathered, never read
+    through a map, so the kernel reads ``m`` of its elements, not the tensor."""
+    full = "d0, d1"
+    body = _empty("%e1", (m, 1), t)
+    body.append(f"  %cn = arith.constant {n} : index\n  %c0i = arith.constant 0 : i64\n")
+    body.append(generic("%picked", 2, "pp", [("%label", (m, 1), "i64", full)], [("%e1", (m, 1), t, full)],
+                        gather_body("%x", (m, n), t) + ["yield %g"]))
+    body.append(generic("%loss", 2, "pp", [("%picked", (m, 1), t, full)], [("%e1", (m, 1), t, full)],
+                        [f"%r = arith.negf %a0 : {t}", "yield %r"]))
+    return kernel_function([("%x", (m, n), t), ("%label", (m, 1), "i64")], [("%loss", (m, 1), t)], body)
+
+
+def gather_rows(m=6, n=100) -> str:
+    """``g[r, j] = y[r, idx[r, j]]`` (a full member gathering from ``y``), then
+    ``out = g - max_j g``: a looped kernel recomputes ``g``, so it gathers twice."""
+    full, row = "d0, d1", "d0"
+    body = _fill("%m0", (m,), "f32", NEG_INF["f32"]) + _empty("%e", (m, n), "f32")
+    body.append(generic("%g", 2, "pp", [("%idx", (m, n), "i64", full)], [("%e", (m, n), "f32", full)],
+                        ["%i = linalg.index 0 : index", "%j = arith.index_cast %a0 : i64 to index",
+                         f"%v = tensor.extract %y[%i, %j] : {tensor((m, n), 'f32')}", "yield %v"]))
+    body.append(generic("%max", 2, "pr", [("%g", (m, n), "f32", full)], [("%m0", (m,), "f32", row)],
+                        ["%r = arith.maximumf %a0, %o0 : f32", "yield %r"]))
+    body.append(generic("%out", 2, "pp", [("%g", (m, n), "f32", full), ("%max", (m,), "f32", row)],
+                        [("%e", (m, n), "f32", full)], ["%r = arith.subf %a0, %a1 : f32", "yield %r"]))
+    return kernel_function([("%idx", (m, n), "i64"), ("%y", (m, n), "f32")], [("%out", (m, n), "f32")], body)

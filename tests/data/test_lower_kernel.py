@@ -35,6 +35,8 @@ KERNELS = {
     "sum_into_init": kc.sum_into_init(),
     "argmax_shift": kc.argmax_shift(),
     "pointwise_f16": kc.pointwise_chain((2, 3, 40), "f16"),
+    "cross_entropy_gather": kc.cross_entropy(),
+    "cross_entropy_gather_bf16": kc.cross_entropy(5, 70, "bf16"),
 }
 POINTWISE = {"pointwise_f16"}
 # (mode, xblock, rblock or None for next_pow2(n), num_warps): XBLOCK > 1 on row

@@ -1,0 +1,389 @@
+"""Mutation testing of the core (issue #15): mutmut 3 over each module, against that module's own fast tests.
+
+    .venv/bin/pip install -e .[dev]                      # mutmut, pinned
+    .venv/bin/python experiments/mutation.py [STAGE ...] [--rerun-survivors] [--report-only]
+
+A periodic check, not part of CI.  Every job runs under ``nice -n 19`` with one
+test process at a time (``--max-children 1``), so it can share a small machine.
+Rerunning the same command resumes: mutmut keeps each mutant's verdict in the
+stage's ``mutants/*.meta`` and only retests functions whose code changed, and
+the report (``experiments/results/mutation.md``) is rewritten after every stage.
+After adding tests, ``--rerun-survivors`` retests the survivors only.
+
+Why a driver and not a ``[tool.mutmut]`` section in our pyproject: mutmut 3
+names a mutant after its file's path (``data/lower.py`` -> ``data.lower``) and
+switches it on only inside functions whose ``__module__`` is that name, but our
+package-dir mapping installs ``data/`` as ``costfuse.data``; run from the repo
+root, the tests would import the editable install and no ``data/`` mutant would
+ever be active.  So each stage runs in a staging tree, ``build/mutation/NAME/``,
+laid out as the package is installed (``costfuse/data/`` is ``data/``, and so on),
+whose pyproject carries the ``[tool.mutmut]`` section for that stage: the files
+to mutate and only their fast test files (``-m "not slow and not gpu"``).
+mutmut's own forced-fail check (every mutated function raises; some test must
+fail) then proves that the tests import the mutated copy.
+
+Survivors judged equivalent live in ``experiments/mutation_equivalent.toml``,
+each with the mutated line and a reason; an entry whose line no longer matches
+its mutant (the function changed) is reported stale and counts as a survivor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+WORK = REPO / "build" / "mutation"
+REPORT = REPO / "experiments" / "results" / "mutation.md"
+EQUIVALENT = REPO / "experiments" / "mutation_equivalent.toml"
+PYTEST_ARGS = ["-p", "no:cacheprovider", "-m", "not slow and not gpu"]
+# Installed layout: the repo folder on the left is the package folder on the right.
+PACKAGE_DIRS = {"costfuse": "costfuse", "data": "costfuse/data", "featurize": "costfuse/featurize",
+                "train": "costfuse/train"}
+# What the tests read besides the package (examples, the shipped dataset, experiments.*).
+ASSETS = ["tests", "examples", "experiments", "docs", "README.md", "data"]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One mutmut run: the repo files it mutates and the fast test files that judge them."""
+
+    name: str
+    files: tuple[str, ...]
+    tests: tuple[str, ...]
+
+
+PASS_TESTS = ("tests/test_graph.py", "tests/test_rewrite.py", "tests/test_fusion_pass.py", "tests/test_pass_refusals.py",
+              "tests/test_pass_golden.py", "tests/test_cost_models.py")
+# Not tests/test_groups_pass.py: it checks numerics through IREE (~100 s), too slow to run per mutant.
+GROUP_TESTS = ("tests/test_kernel_shape.py", "tests/test_peer_models.py")
+
+# In priority order: the small core modules first, then the larger ones.
+STAGES = (
+    Stage("graph", ("costfuse/graph.py",), PASS_TESTS),
+    Stage("rewrite", ("costfuse/rewrite.py",), PASS_TESTS),
+    Stage("fusion_pass", ("costfuse/fusion_pass.py",), PASS_TESTS),
+    Stage("cost_models_core", ("costfuse/cost_models/base.py", "costfuse/cost_models/always.py",
+                               "costfuse/cost_models/threshold.py"), PASS_TESTS),
+    Stage("analytical", ("costfuse/cost_models/analytical.py",), ("tests/test_analytical.py",)),
+    Stage("launch", ("costfuse/launch.py",), GROUP_TESTS),
+    Stage("rowspace", ("costfuse/rowspace.py",), GROUP_TESTS),
+    Stage("kernel", ("costfuse/kernel.py",), GROUP_TESTS),
+    Stage("groups", ("costfuse/groups.py",), GROUP_TESTS),
+    Stage("unit_reshapes", ("costfuse/unit_reshapes.py",), GROUP_TESTS),
+    Stage("store", ("data/store.py",), ("tests/test_store.py",)),
+    Stage("cost_models_peers", ("costfuse/cost_models/inductor.py", "costfuse/cost_models/xla.py",
+                                "costfuse/cost_models/group_time.py"), GROUP_TESTS),
+    Stage("cost_models_learned", ("costfuse/cost_models/learned.py", "costfuse/cost_models/forest.py",
+                                  "costfuse/cost_models/bundle.py", "costfuse/cost_models/registry.py"),
+          ("tests/test_learned.py", "tests/test_bundle.py")),
+    Stage("featurize", ("featurize/features.py", "featurize/liveness.py"),
+          ("tests/test_features.py", "tests/test_liveness.py")),
+    Stage("outline", ("costfuse/outline.py",), GROUP_TESTS),
+    Stage("lower", ("data/lower.py", "data/lower_body.py", "data/lower_reduction.py"),
+          ("tests/data/test_lower.py",)),
+    Stage("lower_kernel", ("data/lower_kernel.py",), ("tests/data/test_lower_kernel.py",)),
+    Stage("compile", ("data/compile.py",), ("tests/data/test_compile.py", "tests/data/test_cli_compile.py")),
+)
+
+
+def installed_path(repo_path: str) -> str:
+    """``data/store.py`` -> ``costfuse/data/store.py``: where the file sits in the installed package."""
+    top, _, rest = repo_path.partition("/")
+    if top not in PACKAGE_DIRS:
+        raise ValueError(f"{repo_path}: not under one of the package folders {sorted(PACKAGE_DIRS)}")
+    return f"{PACKAGE_DIRS[top]}/{rest}"
+
+
+def _sync_file(src: Path, dst: Path) -> None:
+    """Copy only when the bytes differ, keeping the mtime: mutmut regenerates a file's mutants by mtime."""
+    if dst.exists() and dst.read_bytes() == src.read_bytes():
+        return
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src, dst)
+
+
+def _sync_tree(src: Path, dst: Path, keep) -> None:
+    for path in sorted(src.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and keep(path):
+            _sync_file(path, dst / path.relative_to(src))
+
+
+def build_stage(stage: Stage, work: Path = WORK, repo: Path = REPO) -> Path:
+    """The staging tree for ``stage``: the package as installed, the test assets, a pyproject for mutmut."""
+    root = work / stage.name
+    for top, target in PACKAGE_DIRS.items():  # the package, Python files and the shipped model
+        _sync_tree(repo / top, root / target, lambda p, top=top: top == "costfuse" or p.suffix == ".py")
+    for asset in ASSETS:
+        src = repo / asset
+        if src.is_file():
+            _sync_file(src, root / asset)
+        elif src.is_dir():  # data/: only what is not a module (the shipped dataset, its card)
+            _sync_tree(src, root / asset, lambda p, a=asset: a != "data" or p.suffix != ".py")
+    (root / "pyproject.toml").write_text(stage_pyproject(stage, (repo / "pyproject.toml").read_text()))
+    return root
+
+
+def sources_changed(stage: Stage, work: Path = WORK, repo: Path = REPO) -> bool:
+    """Whether a file the stage mutates differs from (or is missing in) its staged copy."""
+    for f in stage.files:
+        staged = work / stage.name / installed_path(f)
+        if not staged.exists() or staged.read_bytes() != (repo / f).read_bytes():
+            return True
+    return False
+
+
+def all_judged(stage: Stage, work: Path = WORK) -> bool:
+    """Every file of the stage has verdicts and none is still 'not checked'."""
+    results = collect(stage, work, lines=False)
+    return len(results) == len(stage.files) and all(
+        st != "not checked" for r in results for st in r.status.values())
+
+
+def _toml_list(items) -> str:
+    return "[" + ", ".join(json.dumps(str(x)) for x in items) + "]"
+
+
+def stage_pyproject(stage: Stage, repo_pyproject: str) -> str:
+    """The repo's pyproject (pytest's markers and options) plus this stage's ``[tool.mutmut]``."""
+    if "[tool.mutmut]" in repo_pyproject:
+        raise ValueError("pyproject.toml: has a [tool.mutmut] section; experiments/mutation.py writes its own per stage")
+    return repo_pyproject.rstrip() + "\n\n" + "\n".join([
+        "[tool.mutmut]",
+        'source_paths = ["costfuse"]',
+        f"only_mutate = {_toml_list(installed_path(f) for f in stage.files)}",
+        f"also_copy = {_toml_list(a for a in ASSETS if a != 'tests')}",
+        f"pytest_add_cli_args = {_toml_list(PYTEST_ARGS)}",
+        f"pytest_add_cli_args_test_selection = {_toml_list(stage.tests)}",
+        'process_isolation = "forkserver"  # torch and the MLIR bindings are not fork-safe after use',
+        "use_git_change_detection = false  # the stage is not a git checkout",
+    ]) + "\n"
+
+
+def mutmut_exe() -> str:
+    exe = Path(sys.executable).parent / "mutmut"
+    if not exe.exists():
+        raise SystemExit(f"{exe}: mutmut is not installed; run: .venv/bin/pip install -e .[dev]")
+    return str(exe)
+
+
+def run_stage(root: Path) -> int:
+    """``nice -n 19 mutmut run --max-children 1`` in the stage (it tests every mutant without a verdict);
+    its output goes to ``mutmut.log``."""
+    cmd = ["nice", "-n", "19", mutmut_exe(), "run", "--max-children", "1"]
+    with open(root / "mutmut.log", "a") as log:
+        log.write(f"\n# {datetime.datetime.now().isoformat(timespec='seconds')} {' '.join(cmd)}\n")
+        log.flush()
+        return subprocess.run(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT).returncode
+
+
+def forget_verdicts(root: Path, stage: Stage, statuses: tuple[str, ...]) -> int:
+    """Clear the verdicts with these statuses so the next run retests those mutants (after new tests).
+
+    Done in mutmut's ``.meta`` files rather than by naming mutants on its command line: named
+    mutants whose function no test calls make ``mutmut run NAME`` fail.  Returns how many were cleared.
+    """
+    names = _status_names()
+    cleared = 0
+    for f in stage.files:
+        meta = root / "mutants" / (installed_path(f) + ".meta")
+        if not meta.exists():
+            continue
+        data = json.loads(meta.read_text())
+        for key, code in data["exit_code_by_key"].items():
+            if names[code] in statuses:
+                data["exit_code_by_key"][key] = None
+                cleared += 1
+        meta.write_text(json.dumps(data, indent=4))
+    return cleared
+
+
+@dataclass
+class FileResult:
+    """Verdicts of one file's mutants: mutant name -> mutmut status, and survivors' mutated lines."""
+
+    path: str
+    status: dict[str, str] = field(default_factory=dict)
+    line: dict[str, str] = field(default_factory=dict)
+
+
+def _status_names() -> dict:
+    from mutmut.stats import status_by_exit_code  # lazy: importing mutmut reads the cwd's config
+    return status_by_exit_code
+
+
+def _mutated_line(root: Path, installed: str, name: str) -> str:
+    """The mutant's '+' lines of mutmut's diff, joined: what the report and the equivalence list quote."""
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        diff = get_diff_for_mutant(name, path=installed)
+    finally:
+        os.chdir(cwd)
+    plus = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    return " / ".join(plus) or "(line removed)"
+
+
+def collect(stage: Stage, work: Path = WORK, lines: bool = True) -> list[FileResult]:
+    """Read mutmut's per-file ``.meta`` verdicts of a stage; absent files (not run yet) give no result.
+    With ``lines``, also each mutant's mutated line, for those not killed."""
+    root = work / stage.name
+    results = []
+    for f in stage.files:
+        installed = installed_path(f)
+        meta = root / "mutants" / (installed + ".meta")
+        if not meta.exists():
+            continue
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        statuses = _status_names()
+        res = FileResult(f, {k: statuses[v] for k, v in codes.items()})
+        for name, status in res.status.items():
+            if lines and status not in ("killed", "timeout"):
+                res.line[name] = _mutated_line(root, installed, name)
+        results.append(res)
+    return results
+
+
+def load_equivalent(path: Path = EQUIVALENT) -> dict[str, dict]:
+    """``{mutant: {"line": ..., "reason": ...}}`` from the equivalence list (empty when there is none)."""
+    if not path.exists():
+        return {}
+    try:
+        table = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise SystemExit(f"{path}: not valid TOML: {e}") from None
+    for name, entry in table.items():
+        if not isinstance(entry, dict) or not {"line", "reason"} <= entry.keys():
+            raise SystemExit(f"{path}: entry {name!r} needs both 'line' and 'reason'")
+    return table
+
+
+def classify(res: FileResult, equivalent: dict[str, dict]) -> dict[str, str]:
+    """mutmut's status per mutant, with listed survivors whose line still matches turned into 'equivalent'."""
+    out = {}
+    for name, status in res.status.items():
+        entry = equivalent.get(name)
+        if status == "survived" and entry is not None:
+            status = "equivalent" if entry["line"] == res.line.get(name) else "stale equivalence"
+        out[name] = status
+    return out
+
+
+COLUMNS = ("killed", "timeout", "survived", "no tests", "equivalent", "other", "not checked")
+
+
+def tally(status: dict[str, str]) -> Counter:
+    """Counts per report column; mutmut's rarer verdicts (suspicious, segfault, ...) go under 'other'."""
+    counts = Counter(status.values())
+    counts["survived"] += counts.pop("stale equivalence", 0)
+    for key in [k for k in counts if k not in COLUMNS]:
+        counts["other"] += counts.pop(key)
+    return counts
+
+
+def score_text(counts: Counter) -> str:
+    """(killed + timed out) / (mutants - equivalent), marked 'so far' while some mutants have no verdict."""
+    total = sum(counts.values()) - counts["equivalent"] - counts["not checked"]
+    if total == 0:
+        return "pending"
+    text = f"{(counts['killed'] + counts['timeout']) / total:.1%}"
+    return text + " so far" if counts["not checked"] else text
+
+
+def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], command: str) -> str:
+    """The Markdown report: one row per file, then every equivalent and every remaining survivor."""
+    from importlib.metadata import version
+
+    lines = [
+        "# Mutation testing (issue #15)", "",
+        f"Command (from the repo root): `{command}`  ",
+        f"Tool: mutmut {version('mutmut')}, one test process at a time under `nice -n 19`, each stage against only "
+        f"its own fast test files (pytest `{' '.join(PYTEST_ARGS)}`).  ",
+        f"Written {datetime.date.today().isoformat()}; a periodic check, not part of CI. "
+        "Rerun the same command to resume or refresh; README's Development section says more.", "",
+        "Score = (killed + timed out) / (mutants - equivalent); a timed-out mutant hung its tests, which fails "
+        "a test run. Goal: >= 85% in each module. 'no tests': no selected test calls the function. "
+        "mutmut mutates function bodies only (not module-level constants or decorated functions).", "",
+        "| module | tests | mutants | " + " | ".join(COLUMNS) + " | score |",
+        "|---|---|---" + "|---" * len(COLUMNS) + "|---|",
+    ]
+    details = []
+    pending = []
+    for stage in STAGES:
+        by_file = {r.path: r for r in results.get(stage, [])}
+        for f in stage.files:
+            res = by_file.get(f)
+            if res is None:
+                pending.append(f)
+                continue
+            status = classify(res, equivalent)
+            counts = tally(status)
+            tests = ", ".join(Path(t).name for t in stage.tests)
+            lines.append(f"| `{f}` | {tests} | {len(status)} | " + " | ".join(str(counts[c]) for c in COLUMNS)
+                         + f" | {score_text(counts)} |")
+            eq = [n for n, st in status.items() if st == "equivalent"]
+            left = [n for n, st in status.items() if st not in ("killed", "timeout", "equivalent", "not checked")]
+            if eq or left:
+                details += ["", f"### `{f}`"]
+            if eq:
+                details += ["", "Equivalent (mutated line: why no test can tell):", ""]
+                details += [f"- `{n.rpartition('.')[2]}` `{res.line[n]}`: {equivalent[n]['reason']}" for n in eq]
+            if left:
+                details += ["", "Not killed yet (status, mutated line):", ""]
+                details += [f"- `{n.rpartition('.')[2]}` {status[n]}: `{res.line[n]}`" for n in left]
+    if pending:
+        lines += ["", "Not run yet: " + ", ".join(f"`{f}`" for f in pending) + "."]
+    return "\n".join(lines + ["", "## Survivors per module"] + details) + "\n"
+
+
+def write_report(command: str, work: Path = WORK, out: Path = REPORT) -> None:
+    results = {stage: collect(stage, work) for stage in STAGES}
+    out.write_text(render(results, load_equivalent(), command))
+    print(f"[report] wrote {out}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("stages", nargs="*", metavar="STAGE",
+                    help=f"stages to run, in this order (default: all): {', '.join(s.name for s in STAGES)}")
+    ap.add_argument("--rerun-survivors", action="store_true",
+                    help="retest only the mutants that survived or had no tests (after adding tests)")
+    ap.add_argument("--report-only", action="store_true", help="rewrite the report from the verdicts on disk")
+    args = ap.parse_args(argv)
+    by_name = {s.name: s for s in STAGES}
+    unknown = [n for n in args.stages if n not in by_name]
+    if unknown:
+        ap.error(f"unknown stage(s) {', '.join(unknown)}; known: {', '.join(by_name)}")
+    command = "python experiments/mutation.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    if not args.report_only:
+        for stage in [by_name[n] for n in args.stages] or STAGES:
+            changed = sources_changed(stage)
+            root = build_stage(stage)
+            if args.rerun_survivors:
+                if not forget_verdicts(root, stage, ("survived", "no tests")):
+                    continue
+            elif not changed and all_judged(stage):
+                print(f"[mutation] {stage.name}: every mutant judged and the code unchanged; skipped", file=sys.stderr)
+                continue
+            print(f"[mutation] {stage.name}: {', '.join(stage.files)} against {', '.join(stage.tests)}", file=sys.stderr)
+            rc = run_stage(root)
+            if rc != 0:
+                print(f"[mutation] {stage.name}: mutmut exited {rc}; see {root / 'mutmut.log'}", file=sys.stderr)
+            write_report(command)
+    write_report(command)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

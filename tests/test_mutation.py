@@ -1,0 +1,79 @@
+"""``experiments/mutation.py``: the staging tree makes the tests import the mutated copy, and the
+report's arithmetic (equivalent mutants excluded, stale equivalences counted as survivors) holds.
+
+No mutmut run here: that is the periodic check itself (README, Development).
+"""
+
+import subprocess
+import sys
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import experiments.mutation as mut
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_every_stage_names_files_and_tests_that_exist():
+    for stage in mut.STAGES:
+        for path in stage.files + stage.tests:
+            assert (REPO / path).is_file(), f"{stage.name}: {path} does not exist"
+    files = [f for s in mut.STAGES for f in s.files]
+    assert len(files) == len(set(files)), "a file is mutated by two stages"
+
+
+def test_installed_path_maps_the_package_dirs():
+    assert mut.installed_path("data/store.py") == "costfuse/data/store.py"
+    assert mut.installed_path("featurize/liveness.py") == "costfuse/featurize/liveness.py"
+    assert mut.installed_path("costfuse/graph.py") == "costfuse/graph.py"
+    with pytest.raises(ValueError, match="experiments/x.py: not under"):
+        mut.installed_path("experiments/x.py")
+
+
+def test_staged_data_module_is_the_one_imported(tmp_path):
+    """The point of the stage: ``costfuse.data.store`` resolves to the stage's copy, not the editable install
+    (mutmut's trampolines only fire when the module's name matches the staged path)."""
+    stage = next(s for s in mut.STAGES if s.name == "store")
+    root = mut.build_stage(stage, work=tmp_path)
+    code = "import sys; sys.path.insert(0, sys.argv[1]); import costfuse.data.store as m; print(m.__file__)"
+    out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True)
+    assert Path(out.stdout.strip()) == root / "costfuse" / "data" / "store.py"
+    assert not list((root / "data").rglob("*.py")), "data/ in the stage must hold assets only"
+
+
+def test_stage_pyproject_names_the_stage_and_keeps_pytest_settings():
+    stage = next(s for s in mut.STAGES if s.name == "featurize")
+    conf = tomllib.loads(mut.stage_pyproject(stage, (REPO / "pyproject.toml").read_text()))
+    mm = conf["tool"]["mutmut"]
+    assert mm["only_mutate"] == ["costfuse/featurize/features.py", "costfuse/featurize/liveness.py"]
+    assert mm["pytest_add_cli_args_test_selection"] == list(stage.tests)
+    assert "not slow and not gpu" in mm["pytest_add_cli_args"]
+    assert "markers" in conf["tool"]["pytest"]["ini_options"]
+    with pytest.raises(ValueError, match=r"pyproject.toml: has a \[tool.mutmut\] section"):
+        mut.stage_pyproject(stage, "[tool.mutmut]\n")
+
+
+def test_equivalence_needs_the_same_line_else_it_is_stale():
+    res = mut.FileResult("costfuse/graph.py", {"a": "survived", "b": "survived", "c": "killed"},
+                         {"a": "x = 1", "b": "y = 2"})
+    eq = {"a": {"line": "x = 1", "reason": "r"}, "b": {"line": "y = 3", "reason": "r"}}
+    assert mut.classify(res, eq) == {"a": "equivalent", "b": "stale equivalence", "c": "killed"}
+
+
+def test_score_excludes_equivalent_and_counts_stale_as_survived():
+    counts = mut.tally({"a": "killed", "b": "timeout", "c": "equivalent", "d": "stale equivalence",
+                        "e": "suspicious"})
+    assert counts == Counter({"killed": 1, "timeout": 1, "equivalent": 1, "survived": 1, "other": 1})
+    assert mut.score_text(counts) == "50.0%"  # (1 killed + 1 timeout) / (5 - 1 equivalent)
+    assert mut.score_text(counts + Counter({"not checked": 3})) == "50.0% so far"
+
+
+def test_equivalence_list_entries_need_line_and_reason(tmp_path):
+    path = tmp_path / "eq.toml"
+    path.write_text('["costfuse.graph.x_f__mutmut_1"]\nline = "x"\n')
+    with pytest.raises(SystemExit, match="eq.toml: entry 'costfuse.graph.x_f__mutmut_1' needs both"):
+        mut.load_equivalent(path)
+    assert mut.load_equivalent(tmp_path / "absent.toml") == {}
