@@ -16,10 +16,12 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	@echo "== learned (the shipped model, costfuse/models/) =="
-	$(BIN)/costfuse-opt examples/softmax_gelu.mlir --cost-model learned --explain -o /dev/null
-	@echo "== threshold (the seed's fixed thresholds), for comparison =="
-	$(BIN)/costfuse-opt examples/softmax_gelu.mlir --cost-model threshold --max-chain-length 3 --max-body-ops 16 --explain -o /dev/null
+	@echo "== kernel groups (the default): analytical forms the kernels of an LLM-size RMSNorm backward and picks their configs =="
+	$(BIN)/costfuse-opt experiments/workloads/rmsnorm_bwd_bf16.mlir --cost-model analytical --explain -o /dev/null
+	@echo "== the same under Inductor's rules, for comparison =="
+	$(BIN)/costfuse-opt experiments/workloads/rmsnorm_bwd_bf16.mlir --cost-model inductor --explain -o /dev/null
+	@echo "== v1 elementwise fusion with the shipped learned model (costfuse/models/) =="
+	$(BIN)/costfuse-opt examples/softmax_gelu.mlir --fusion elementwise --cost-model learned --explain -o /dev/null
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not gpu and not slow"

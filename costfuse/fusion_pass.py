@@ -1,6 +1,6 @@
 """The CostFuse pass: fuse producer generics into consumers when the cost model agrees.
 
-A Python-defined MLIR pass anchored on the module (DESIGN §5: anchoring on
+A Python-defined MLIR pass anchored on the module (docs/design.md §5: anchoring on
 ``func.func`` aborts the process).  It walks every function's generics in
 program order; for each consumer it visits the edges from its generic
 producers in operand order, builds the would-be fused generic, asks the cost
@@ -149,10 +149,16 @@ def _set_label(op: ir.Operation, label: str) -> None:
 
 def run_pipeline(module: ir.Module, fusion: FusionPass, cleanup: bool = True) -> list[DecisionRecord]:
     """Run the pass through a real ``PassManager``, then ``canonicalize,cse`` as upstream's pipeline does."""
+    return run_with_cleanup(module, fusion, fusion.decisions, cleanup)
+
+
+def run_with_cleanup(module: ir.Module, fusion, records: list, cleanup: bool = True) -> list:
+    """Run ``fusion`` (any pass with ``add_to``) through a ``PassManager``, then ``canonicalize,cse``;
+    return what the run appended to ``records`` (the pass's own list of decisions or kernels)."""
     with module.context:
         pm = fusion.add_to(PassManager("builtin.module"))
         if cleanup:
             pm.add("canonicalize,cse")
-        start = len(fusion.decisions)
+        start = len(records)
         pm.run(module.operation)
-    return fusion.decisions[start:]
+    return records[start:]

@@ -1,6 +1,7 @@
 """The ``--fusion groups`` pass: form kernel groups, choose their configs, outline them.
 
-First, unit-dim reshapes are folded into their readers
+First, generics whose results are never read are dropped, unit-dim
+reshapes are folded into their readers
 (:mod:`costfuse.unit_reshapes`) and expanding producers (masks, biases
 computed from indices, casts of broadcast weights) are recomputed in their
 consumers (:mod:`costfuse.expanding_producers`).  Then, for every function
@@ -22,7 +23,7 @@ from iree.compiler.passmanager import PassManager
 
 from costfuse.cost_models import Always, CostModel
 from costfuse.expanding_producers import recompute_expanding_producers
-from costfuse.fusion_pass import DecisionRecord
+from costfuse.fusion_pass import DecisionRecord, run_with_cleanup
 from costfuse.groups import GroupDecision, Kernel, form_groups
 from costfuse.launch import KERNEL_ATTR
 from costfuse.outline import outline
@@ -61,6 +62,7 @@ class GroupFusionPass:
                      if op.operation.name == "func.func" and len(op.regions[0].blocks) > 0
                      and KERNEL_ATTR not in op.operation.attributes]
             for fn in funcs:
+                _erase_dead_generics(fn.regions[0].blocks[0])
                 fold_unit_reshapes(fn.regions[0].blocks[0])
             self.recomputed += recompute_expanding_producers(top)
             for fn in funcs:
@@ -88,12 +90,13 @@ class GroupFusionPass:
                 f"predicted HBM {hbm / 1e6:.3f} MB")
 
 
+def _erase_dead_generics(block: ir.Block) -> None:
+    """Drop generics whose results nobody reads (exports keep some): they would be kernels with no output."""
+    for op in reversed([o.operation for o in block.operations if o.operation.name == "linalg.generic"]):
+        if not any(True for r in op.results for _ in r.uses):
+            op.erase()
+
+
 def run_group_pipeline(module: ir.Module, fusion: GroupFusionPass, cleanup: bool = True) -> list[KernelRecord]:
-    """Run the pass through a real ``PassManager``, then ``canonicalize,cse`` on the callers."""
-    with module.context:
-        pm = fusion.add_to(PassManager("builtin.module"))
-        if cleanup:
-            pm.add("canonicalize,cse")
-        start = len(fusion.kernels)
-        pm.run(module.operation)
-    return fusion.kernels[start:]
+    """Run the pass through a real ``PassManager``, then ``canonicalize,cse``; the kernels of this run."""
+    return run_with_cleanup(module, fusion, fusion.kernels, cleanup)

@@ -3,7 +3,7 @@
 A fused module must compute what the original computed.  We check that by
 compiling both with IREE for the host CPU (``llvm-cpu``), running them with
 ``iree.runtime`` on the same seeded random inputs and comparing the outputs
-with a tolerance that depends on the element type (DESIGN §5).
+with a tolerance that depends on the element type (docs/design.md §5).
 
 Three things here are deliberate and easy to get wrong:
 

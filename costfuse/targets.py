@@ -1,4 +1,4 @@
-"""Per-architecture GPU constants for the analytical cost model (DESIGN §4, §7).
+"""Per-architecture GPU constants for the analytical cost model (docs/design.md §4, §7).
 
 One row per compile target (``sm_80``, ``sm_90``, ``sm_100``), each the
 flagship data-centre part of that generation.  Numbers are public
@@ -24,7 +24,7 @@ arch       part        HBM        L2       SMs   regs / SM   regs / thr  FP32 (n
   performance model (``kKernelLaunchOverhead``, 1 µs).
 * The register file is 64K 32-bit registers per SM since Volta; ptxas caps
   a thread at 255 and ``.reqntid`` caps it at ``65536 / threads per CTA``
-  (DESIGN §5: 128 at 16 warps, 64 at 32).
+  (docs/design.md §5: 128 at 16 warps, 64 at 32).
 """
 
 from __future__ import annotations

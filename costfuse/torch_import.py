@@ -1,4 +1,4 @@
-"""PyTorch -> Linalg on tensors, without torch-mlir (DESIGN §5).
+"""PyTorch -> Linalg on tensors, without torch-mlir (docs/design.md §5).
 
 The path is ``torch.export.export`` -> a few graph rewrites for ops the
 torch-mlir backend shipped in IREE cannot legalize -> IREE's ``FxImporter``
@@ -23,12 +23,12 @@ torch-mlir's Linalg backend, as shipped in IREE, leaves unlegalized:
 ``ExportedProgram.run_decompositions()``: the backend pipeline decomposes what
 it needs itself, and core-ATen decomposition is what turns ``squeeze.dim``
 into ``squeeze.dims`` in every ``nn.TransformerEncoderLayer`` variant (torch
-2.13), not just norm_first/gelu as first noted in DESIGN §5.
+2.13), not just norm_first/gelu as first noted in docs/design.md §5.
 
 Training graphs (``--make-fx``): a forward that calls ``torch.autograd.grad``
 or ``torch.func.vjp`` cannot go through ``torch.export``, so
 :func:`trace_with_make_fx` traces it with ``make_fx`` first and the resulting
-``GraphModule`` is exported as above (DESIGN §5).  Integer inputs, such as
+``GraphModule`` is exported as above (docs/design.md §5).  Integer inputs, such as
 cross-entropy labels, are ``--shape 2048:i64``.
 """
 

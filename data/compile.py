@@ -1,4 +1,4 @@
-"""Compile labels: registers and spills of the cubin Triton would run (DESIGN §3, §5).
+"""Compile labels: registers and spills of the cubin Triton would run (docs/design.md §3, §5).
 
 ``compile_kernel(src, config, arch)`` runs ``triton.compile`` for
 ``GPUTarget('cuda', arch, 32)`` on a CPU-only machine and reads Triton's *own*
@@ -9,7 +9,7 @@ slightly different ones.
 Why the machinery:
 
 * **Worker processes with a wall-clock timeout and a memory cap.**  A heavily
-  spilling kernel can keep ptxas busy for minutes holding gigabytes (DESIGN
+  spilling kernel can keep ptxas busy for minutes holding gigabytes (docs/design.md
   §5).  Each compile runs in a long-lived worker (spawned, its own session);
   the worker sets ``RLIMIT_AS``, which ptxas inherits, and the parent kills
   the worker's whole process group when the deadline passes, recording

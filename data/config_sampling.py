@@ -22,7 +22,7 @@ elements per thread) supplies the easy negatives.  (A first full run with
 64..512 gave only 4% spilling kernels overall: small tensors cap the tile,
 so many draws land below their target.)  The
 bound (default 1024 words per thread, 4x the 255-register file) keeps
-nearly every compile under the per-kernel timeout: DESIGN §5 measured
+nearly every compile under the per-kernel timeout: docs/design.md §5 measured
 minutes and gigabytes for ptxas once a kernel spills kilobytes, and the
 pilot's slowest compile at up to 1,024 words took 56 s.
 """

@@ -8,7 +8,7 @@ subtrees.  Fusing the members into the root, latest member first, needs only
 single-use fusions (each member's users are already inside the root by then),
 so every group kernel is built with the very rewrite the pass uses.
 
-Groups are what the oracle DP of DESIGN §2 partitions a program into:
+Groups are what the oracle DP of docs/design.md §2 partitions a program into:
 ``best[S] = min over groups G rooted at the sink of S ...``; so each group
 records its member ordinals (1-based, program order, as the pass labels
 them).

@@ -1,7 +1,7 @@
 """Generated kernels live in real ``.py`` files.
 
 Triton reads a ``@triton.jit`` function's source with ``inspect.getsource``
-(DESIGN §5), so a kernel held only in a string cannot be compiled or
+(docs/design.md §5), so a kernel held only in a string cannot be compiled or
 interpreted.  Files are content-addressed (SHA-256 of the source) under
 ``$COSTFUSE_CACHE_DIR/kernels`` (default ``~/.cache/costfuse/kernels``), so
 writing the same kernel twice is free and concurrent writers cannot clash.

@@ -1,6 +1,6 @@
 """Launch configurations for lowered kernels, and the heuristic that picks one.
 
-A kernel's launch config is part of the dataset row (DESIGN §3): the same
+A kernel's launch config is part of the dataset row (docs/design.md §3): the same
 ``linalg.generic`` compiled with a different ``XBLOCK``/``RBLOCK``/``num_warps``
 is a different kernel with different registers and spills.  The default comes
 from a documented heuristic modelled on PyTorch Inductor's
@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 # Largest row kept in registers in one tile; longer rows loop (Inductor keeps
-# persistent reductions up to a few thousand elements; DESIGN §5 saw softmax
+# persistent reductions up to a few thousand elements; docs/design.md §5 saw softmax
 # not spill up to 16384, layernorm spill at 16384, so 4096 is on the safe side).
 PERSISTENT_RBLOCK_CAP = 4096
 # Tile width of a looped reduction.

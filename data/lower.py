@@ -1,4 +1,4 @@
-"""Lower one ``linalg.generic`` to one Triton kernel (DESIGN §2).
+"""Lower one ``linalg.generic`` to one Triton kernel (docs/design.md §2).
 
 The kernel follows PyTorch Inductor's shape so the compile labels describe
 kernels a real compiler emits:

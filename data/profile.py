@@ -1,7 +1,7 @@
 """``costfuse-data profile DIR --out DIR2``: time every kernel of a dataset on a GPU.
 
 Runs on the GPU machine, which has torch, triton, numpy, pandas and pyarrow
-and nothing else (DESIGN §5): this module imports only those, plus the
+and nothing else (docs/design.md §5): this module imports only those, plus the
 standard library, and reads the lowered Triton sources stored in the
 dataset (each is self-contained: ``INPUTS``/``OUTPUTS`` shapes and a
 ``launch`` helper).  Run it from a checkout as ``python data/profile.py``: it imports nothing of CostFuse, so it needs no install.

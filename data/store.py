@@ -1,6 +1,6 @@
 """The dataset on disk: versioned Parquet shards, written atomically, read back checked.
 
-One row per compiled kernel (DESIGN §3).  A shard holds the rows of one or
+One row per compiled kernel (docs/design.md §3).  A shard holds the rows of one or
 more whole programs, so "is program P done?" is answered by the shards
 alone, and a killed job resumes by skipping the programs it finds.  A shard
 is written to a temporary file in the same directory and renamed into

@@ -8,7 +8,7 @@ elementwise chains and row reductions, all with at most 32 body ops, at the
 heuristic launch config.  Every repeat compiles every kernel afresh (no
 result cache; Triton's own cache is bypassed by the workers).  Worker
 start-up is excluded from the rate (pools are started, then timed) and
-reported separately.  The figure is the median over ``--repeats`` (DESIGN §8);
+reported separately.  The figure is the median over ``--repeats`` (docs/design.md §8);
 the goal is >= 1.5 kernels/s at ``--jobs 2`` for these non-spilling kernels.
 """
 

@@ -41,7 +41,7 @@ three standalone generics (fused, producer, consumer).
 
 Each policy (``--policies``) is measured on its own: the launch config decides
 both what ptxas sees and what the model is asked.  Both sides are measured in
-the same run (DESIGN §8); writes a Markdown report to
+the same run (docs/design.md §8); writes a Markdown report to
 ``experiments/results/bench_decisions.md`` (``--report``; ``--quick`` only prints).
 """
 

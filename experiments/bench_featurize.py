@@ -3,7 +3,7 @@
 Corpus: every fusion group of ``--seeds`` programs of each family (the
 dataset's kernels), each with its heuristic launch config.  Reported: the
 median over ``--repeats`` of the mean time per generic for ``features()``,
-and, as the anchor measured in the same run (DESIGN §8), the time to parse
+and, as the anchor measured in the same run (docs/design.md §8), the time to parse
 the generic's standalone module text -- what the pass or the trainer pays
 anyway to have the op.
 

@@ -1,7 +1,7 @@
 """Where the benches write their reports, and the run conditions every report states.
 
 A figure quoted in the README or the docs must come from a committed script's
-own output (DESIGN §8: the command, the machine, medians, same-run anchors).
+own output (docs/design.md §8: the command, the machine, medians, same-run anchors).
 Each bench therefore writes its Markdown report to ``experiments/results/NAME.md``
 (``--report``; ``-`` prints only), opening with the exact command and the
 conditions of the run: this machine is shared, so the load average is part of

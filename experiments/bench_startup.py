@@ -6,7 +6,7 @@ On a small input the wall time is mostly start-up: imports and, for
 ``learned``, reading the shipped model.  The learned pass used to import
 XGBoost, scikit-learn and pandas through the trainer (3.3 s against 0.5 s);
 the goal is within 2x of ``threshold``.  Runs alternate between the two
-models after one untimed warm-up each (DESIGN §8: a ratio against its
+models after one untimed warm-up each (docs/design.md §8: a ratio against its
 anchor, same run, median of the repeats).  Writes
 ``experiments/results/bench_startup.md``.
 """

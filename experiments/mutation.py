@@ -269,6 +269,23 @@ def load_equivalent(path: Path = EQUIVALENT) -> dict[str, dict]:
     return table
 
 
+def _toml_str(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def mark_equivalent(name: str, reason: str, path: Path = EQUIVALENT) -> None:
+    """Append ``name`` to the equivalence list with its current mutated line (it must be a survivor)."""
+    stage = next((s for s in STAGES for f in s.files
+                  if name.startswith(installed_path(f)[:-3].replace("/", ".") + ".")), None)
+    found = [r for r in collect(stage) if name in r.status] if stage else []
+    if not found or found[0].status[name] != "survived":
+        raise SystemExit(f"{name}: not a survivor in any stage's verdicts (run its stage first)")
+    if name in load_equivalent(path):
+        raise SystemExit(f"{path}: {name} is already listed")
+    with open(path, "a") as f:
+        f.write(f"\n[{_toml_str(name)}]\nline = {_toml_str(found[0].line[name])}\nreason = {_toml_str(reason)}\n")
+
+
 def classify(res: FileResult, equivalent: dict[str, dict]) -> dict[str, str]:
     """mutmut's status per mutant, with listed survivors whose line still matches turned into 'equivalent'."""
     out = {}
@@ -360,7 +377,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rerun-survivors", action="store_true",
                     help="retest only the mutants that survived or had no tests (after adding tests)")
     ap.add_argument("--report-only", action="store_true", help="rewrite the report from the verdicts on disk")
+    ap.add_argument("--equivalent", nargs=2, metavar=("MUTANT", "REASON"),
+                    help="list a survivor as equivalent, with the reason no test can tell it apart, then rewrite the report")
     args = ap.parse_args(argv)
+    if args.equivalent:
+        mark_equivalent(*args.equivalent)
+        args.report_only = True
     by_name = {s.name: s for s in STAGES}
     unknown = [n for n in args.stages if n not in by_name]
     if unknown:
@@ -368,8 +390,11 @@ def main(argv: list[str] | None = None) -> int:
     command = "python experiments/mutation.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
     if not args.report_only:
         for stage in [by_name[n] for n in args.stages] or STAGES:
+            old_config = WORK / stage.name / "pyproject.toml"
+            old_config = old_config.read_text() if old_config.exists() else None
             changed = sources_changed(stage)
             root = build_stage(stage)
+            changed = changed or old_config != (root / "pyproject.toml").read_text()  # e.g. its tests changed
             if args.rerun_survivors:
                 if not forget_verdicts(root, stage, ("survived", "no tests")):
                     continue

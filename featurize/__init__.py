@@ -1,4 +1,4 @@
-"""Feature vectors of fused ``linalg.generic`` ops (DESIGN §1): what the learned
+"""Feature vectors of fused ``linalg.generic`` ops (docs/design.md §1): what the learned
 cost model sees.
 
 * ``featurize.features``: ``features(generic, config) -> dict[str, float]`` in

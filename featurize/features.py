@@ -1,4 +1,4 @@
-"""Feature vector of one fused ``linalg.generic`` + launch config (DESIGN §1, featurize/).
+"""Feature vector of one fused ``linalg.generic`` + launch config (docs/design.md §1, featurize/).
 
 The features are computed from the IR the fusion pass sees (and the launch
 config the lowering would pick), never from compile results, so the learned
@@ -114,7 +114,7 @@ CONFIG_COLUMNS = (
 FEATURE_COLUMNS: tuple[str, ...] = STATIC_COLUMNS + CONFIG_COLUMNS
 REGISTER_FILE = 65536
 """32-bit registers per SM on every NVIDIA GPU since Volta; a CTA of ``32*W`` threads gets at
-most ``65536 / (32*W)`` each, and ptxas never goes above 255 (DESIGN §5's ``.reqntid`` caps)."""
+most ``65536 / (32*W)`` each, and ptxas never goes above 255 (docs/design.md §5's ``.reqntid`` caps)."""
 """The stable column order of :func:`features` (and of every model's input)."""
 
 
@@ -274,7 +274,7 @@ def combine(static: StaticFeatures, config: Any) -> dict[str, float]:
     """Static features + launch-config features, in :data:`FEATURE_COLUMNS` order.
 
     ``elems_per_thread = max(1, XBLOCK*RBLOCK / (32*num_warps))``: the tile's
-    elements each thread holds (DESIGN §5's "elems"); register estimates are
+    elements each thread holds (docs/design.md §5's "elems"); register estimates are
     per-element figures times it, and ``pressure_ratio`` compares the
     live-value estimate with the registers a thread may have (``reg_cap``).
     """

@@ -1,7 +1,7 @@
 """Register pressure of a ``linalg.generic`` body, estimated from its SSA form.
 
 Spills happen when the values a thread must keep at once, times the elements
-each thread holds, exceed the register file slice (DESIGN §5: spills start
+each thread holds, exceed the register file slice (docs/design.md §5: spills start
 once live fp32 values x elements per thread pass about 128-256).  The body is
 what the kernel computes per element, so two numbers of the body predict
 that pressure before anything is compiled:

@@ -114,7 +114,7 @@ def test_target_table_has_the_documented_h200_row():
         4.8e12, 60 * 2**20, 132, 65536, 255)
     assert set(TARGETS) == {"sm_80", "sm_90", "sm_100"}
     assert get_target("90") is t and get_target("sm_90a") is t and get_target("SM_100").sms == 148
-    assert [t.reg_cap(w) for w in (4, 8, 16, 32)] == [255, 255, 128, 64]  # DESIGN §5's .reqntid caps
+    assert [t.reg_cap(w) for w in (4, 8, 16, 32)] == [255, 255, 128, 64]  # docs/design.md §5's .reqntid caps
     with pytest.raises(ValueError, match="unknown arch"):
         get_target("sm_75")
 

@@ -4,7 +4,7 @@ mutation check (experiments/results/mutation.md)."""
 
 from dataclasses import dataclass, field
 
-from corpus import CORPUS, Program, amap, ident, tensor
+from corpus import CORPUS, Program, ident, tensor
 from iree.compiler import ir
 from iree.compiler.passmanager import PassManager
 
@@ -137,3 +137,17 @@ def test_decision_line_rounds_floats_only():
     record = DecisionRecord("g1", "g2", True, False, "why", {"t": 1 / 3, "n": 123456})
     assert record.line() == "keep g1 -> g2: why [t=0.3333 n=123456]"
     assert DecisionRecord("g1", "g2", False, False, "no").line() == "skip g1 -> g2: no"
+
+
+def test_producer_read_twice_is_fused_through_both_reads_when_recomputation_is_allowed():
+    # After the first read is fused the fused op still reads g1: the same producer is asked again.
+    p = Program([("%x", TY)])
+    a = p.generic([("%x", TY, ident(2))], TY, ident(2), ["parallel"] * 2, ["%r = math.exp %a0 : f32", "yield %r"])
+    c = p.generic([(a, TY, ident(2)), (a, TY, ident(2))], TY, ident(2), ["parallel"] * 2,
+                  ["%r = arith.addf %a0, %a1 : f32", "yield %r"])
+    module = parse_module(p.text(c, TY))
+    records = FusionPass(Always(), allow_multi_use=True).run(module)
+    assert _verdicts(records) == [("g1", "g2", True, True), ("g1", "g1+g2", True, True)]
+    module.operation.verify()
+    with module.context:
+        assert len(generics_in(function_blocks(module)[0])) == 1

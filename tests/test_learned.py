@@ -1,4 +1,4 @@
-"""The ``learned`` cost model: loading, the DESIGN §4 rule, the analytical fallback, caching, the CLI.
+"""The ``learned`` cost model: loading, the docs/design.md §4 rule, the analytical fallback, caching, the CLI.
 
 The model under test is the shipped one (``costfuse/models/``) when it exists,
 else a tiny one trained here in a few seconds on the fused groups of a few

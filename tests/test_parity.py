@@ -8,7 +8,7 @@ they account for every difference:
 1. Upstream fuses elementwise producers into *named* ops (``linalg.matmul``,
    ``linalg.batch_matmul``), turning the contraction into a generic.  CostFuse
    keeps a matmul a matmul (tensor cores), so its producers stay separate
-   kernels (DESIGN §5).
+   kernels (docs/design.md §5).
 2. Upstream also propagates reshapes (``tensor.expand_shape`` /
    ``collapse_shape``) through generics to fuse across them.  CostFuse leaves
    ``tensor.*`` ops alone.

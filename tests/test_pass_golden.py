@@ -59,7 +59,7 @@ def test_chain_length_provenance():
 
 
 def test_cf_assert_in_a_body_is_carried_along():
-    """torch exports put ``cf.assert`` in generic bodies; fusion keeps it (DESIGN §5)."""
+    """torch exports put ``cf.assert`` in generic bodies; fusion keeps it (docs/design.md §5)."""
     module = parse_module((GOLDEN / "cf_assert.input").read_text(), "cf_assert.input")
     decisions = run_pipeline(module, FusionPass(Always()), cleanup=False)
     text = print_module(module)

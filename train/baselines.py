@@ -5,7 +5,7 @@
   ``chain_length > max_chain_length or n_body_ops > max_body_ops``.  The
   limits are the F1-best pair on the training rows (grid over the values seen).
 * :class:`LiveValueRule` -- one cut on ``live_regs_est`` (max live words x
-  elements per thread): the DESIGN §5 rule of thumb, with its cut fit on train.
+  elements per thread): the docs/design.md §5 rule of thumb, with its cut fit on train.
 * :class:`HistGBBaseline` -- scikit-learn's HistGradientBoosting on the same
   features: is XGBoost itself worth it?
 

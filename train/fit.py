@@ -1,6 +1,6 @@
 """The learned heads: XGBoost estimators with scikit-learn's ``fit``/``predict`` shape.
 
-Heads (DESIGN §4's learned model):
+Heads (docs/design.md §4's learned model):
 
 =============  ==========  ==========================  ================
 head           kind        target                      trained on

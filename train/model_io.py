@@ -135,7 +135,7 @@ def predict(boosters: dict[str, xgb.Booster], metadata: dict, X: pd.DataFrame | 
 def in_training_range(metadata: dict, X: pd.DataFrame | np.ndarray) -> np.ndarray:
     """Whether each row lies inside the per-feature [min, max] seen in training (bool, shape (n,)).
 
-    DESIGN §4: the learned model falls back to the analytical one outside it.
+    docs/design.md §4: the learned model falls back to the analytical one outside it.
     """
     cols = metadata["feature_columns"]
     X = X[cols].to_numpy(float) if isinstance(X, pd.DataFrame) else np.asarray(X, float).reshape(-1, len(cols))

@@ -18,7 +18,7 @@ Each kernel (a ``linalg.generic`` at the launch config it would get) costs::
   iteration, and charged at HBM bandwidth (local memory is DRAM-backed; L1
   absorbs some, so this is an upper bound).
 
-The rule (DESIGN §4): fuse iff ``t(fused) + t(producer, if it survives)
+The rule (docs/design.md §4): fuse iff ``t(fused) + t(producer, if it survives)
 <= (1 - margin) * (t(producer) + t(consumer))``.  A producer with other uses
 (``--allow-multi-use``) survives the fusion and still costs its time.
 
@@ -27,10 +27,10 @@ kernel follows ``tile_policy`` (:func:`launch_config_for`): ``heuristic`` is
 the config the lowering would pick (``data.launch_config.heuristic_config``);
 ``wide`` is the fixed wider-tile policy the experiments also compile at.
 
-Import note: DESIGN §7 lets only ``learned.py`` reach into ``featurize``; the
-analytical model does too (lazily, at first use), because §4 defines its spill
-penalty on featurize's liveness estimate and a second copy of that analysis
-would drift.  ``data.launch_config`` is pure Python (no Triton).
+Import note (docs/design.md §7): the v1 model reaches into ``featurize``
+(lazily, at first use), because §4 defines its spill penalty on featurize's
+liveness estimate and a second copy of that analysis would drift.
+``data.launch_config`` is pure Python (no Triton).
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def producer_survives(candidate: FusionCandidate) -> bool:
 
 def time_rule(t_fused: float, t_producer: float, t_consumer: float, survives: bool,
               margin: float) -> tuple[bool, float, float]:
-    """``(fuse?, time after, time before)`` under DESIGN §4's rule with ``margin``."""
+    """``(fuse?, time after, time before)`` under docs/design.md §4's rule with ``margin``."""
     before = t_producer + t_consumer
     after = t_fused + (t_producer if survives else 0.0)
     return after <= (1.0 - margin) * before, after, before

@@ -1,4 +1,4 @@
-"""The cost-model interface the fusion pass talks to (DESIGN §4).
+"""The cost-model interface the fusion pass talks to (docs/design.md §4).
 
 One question per legal producer→consumer edge: *should this producer be
 fused into this consumer?*  A model sees a :class:`FusionCandidate` (the two

@@ -1,4 +1,4 @@
-"""``learned``: XGBoost heads trained on ptxas labels decide each fusion (DESIGN §4).
+"""``learned``: XGBoost heads trained on ptxas labels decide each fusion (docs/design.md §4).
 
 For a candidate, the producer, the consumer and the would-be fused generic
 are featurized (:mod:`featurize.features`) at the launch config each would
@@ -92,7 +92,7 @@ def load_heads(model: str = "", tracking_uri: str = "") -> Bundle:
 
 @dataclass
 class Learned(CostModel):
-    """Learned spill (and, with GPU labels, latency) heads + DESIGN §4's rule; see the module docstring.
+    """Learned spill (and, with GPU labels, latency) heads + docs/design.md §4's rule; see the module docstring.
 
     ``spill_budget``: spill bytes per thread (store + load) a fusion may add.
     ``margin``: the fused time must be at least this fraction below the parts'.

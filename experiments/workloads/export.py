@@ -41,8 +41,10 @@ LLM = {
     "W": 128256,
     "A": 16,      # attention heads, scores (1, A, S, S)
     "S": 2048,    # sequence length
+    "K": 16384,   # hidden of Llama-3.1 405B: where a whole-row RMSNorm backward runs out of registers
+    "L": 32768,   # a 32k-long row (long-context attention scores), softmaxed as rows of a matrix
 }
-SMALL = {"R": 8, "H": 64, "D": 64, "F": 48, "G": 64, "T": 8, "V": 96, "t": 8, "W": 96, "A": 2, "S": 16}
+SMALL = {"R": 8, "H": 64, "D": 64, "F": 48, "G": 64, "T": 8, "V": 96, "t": 8, "W": 96, "A": 2, "S": 16, "K": 64, "L": 64}
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,9 @@ WORKLOADS: list[Workload] = [
     *_expand("layernorm_bwd", "LayerNormBackward", "LayerNorm backward", ["RxH", "H", "H", "RxH"], make_fx=True),
     *_expand("rmsnorm_fwd", "RMSNormForward", "RMSNorm forward", ["RxH", "H"]),
     *_expand("rmsnorm_bwd", "RMSNormBackward", "RMSNorm backward", ["RxH", "H", "RxH"], make_fx=True),
+    *_expand("rmsnorm_bwd_16k", "RMSNormBackward", "RMSNorm backward (hidden 16384)", ["RxK", "K", "RxK"],
+             make_fx=True),
+    *_expand("softmax_32k", "Softmax", "softmax (rows of 32768)", ["RxL"], dtypes=("bf16",)),
     *_expand("cross_entropy_fwd_32k", "CrossEntropyForward", "cross-entropy forward", ["TxV", "T:i64"], make_fx=True),
     *_expand("cross_entropy_bwd_32k", "CrossEntropyBackward", "cross-entropy backward", ["TxV", "T:i64"],
              make_fx=True),
