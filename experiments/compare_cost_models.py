@@ -378,7 +378,7 @@ def build_report(args, command, specs, workloads, held, policies, runs, kernels,
         f"- Learned model: `{learned.source}` (dataset `{learned.metadata.get('dataset')}`, "
         f"hash {learned.metadata.get('dataset_hash')}, heads {', '.join(learned.metadata['heads'])}; "
         f"{'latency head present' if learned.has_latency else 'no latency head: analytical time + learned spill penalty'}).",
-        f"- Held-out programs: the test side of `train.splits.grouped_split(program_id, test_size={args.test_size}, "
+        f"- Held-out programs: the test side of `train.splits.grouped_split(split_groups, test_size={args.test_size}, "
         f"seed={seed})` over `{args.data}` ({split_info['test_programs']} of {split_info['programs']} programs, "
         f"{split_info['test_rows']} rows"
         + (f"; the model's metadata records {split_info['model_test_rows']} test rows: "

@@ -7,10 +7,11 @@ from contextlib import contextmanager
 import pytest
 
 from costfuse.cli import opt_main
-from costfuse.cost_models import MODELS, Analytical, FusionCandidate
+from costfuse.cost_models import MODELS, Analytical, Decision, FusionCandidate
 from costfuse.cost_models.analytical import (
-    WIDE_ELEMS_PER_THREAD, estimate_spill_bytes, kernel_features, kernel_time, launch_config_for, time_rule,
+    WIDE_ELEMS_PER_THREAD, _us, estimate_spill_bytes, kernel_features, kernel_time, launch_config_for, time_rule,
 )
+from costfuse.cost_models.base import GroupEstimate
 from costfuse.fusion_pass import FusionPass
 from costfuse.graph import edges_into, function_blocks, generics_in
 from costfuse.ir import parse_module
@@ -234,3 +235,83 @@ def test_registered_and_cli_options(capsys, tmp_path):
     assert opt_main([str(src), "--cost-model", "analytical", "--margin", "1.5"]) == 1
     assert opt_main([str(src), "--cost-model", "analytical", "--max-body-ops", "3"]) == 1  # threshold's option
     assert "does not apply" in capsys.readouterr().err
+
+
+# --- details the mutation check asked for (experiments/results/mutation.md) ------------------
+def test_launch_config_defaults_to_the_pointwise_heuristic_and_names_the_policies():
+    assert launch_config_for(1 << 20) == heuristic_config(1 << 20)
+    with pytest.raises(ValueError, match="^unknown tile policy 'huge'; choose from heuristic, wide$"):
+        launch_config_for(1024, 1, "huge")
+
+
+def test_spill_traffic_repeats_per_reduction_loop_iteration_and_takes_a_given_spill():
+    t = get_target("sm_90")
+    k = kernel_time(_f(live_regs_est=300, reduction_iters=4), t)
+    assert k.spill_s == pytest.approx(8 * 45 * 1024 * 128 * 4 / 4.8e12)
+    given = kernel_time(_f(live_regs_est=300), t, spill_bytes=100)
+    assert given.spill_bytes == 100.0 and given.spill_s == pytest.approx(100 * 1024 * 128 / 4.8e12)
+
+
+def test_time_rule_fuses_at_equality():
+    assert time_rule(2.0, 1.0, 1.0, survives=False, margin=0.0) == (True, 2.0, 2.0)
+
+
+def test_microseconds_are_rounded_to_four_decimals():
+    assert (_us(1.23456789e-6), _us(1.0)) == (1.2346, 1e6)
+
+
+def test_analytical_options_are_checked_with_one_line_errors():
+    with pytest.raises(ValueError, match=r"^--tile-policy must be one of heuristic, wide, got 'huge'$"):
+        Analytical(tile_policy="huge")
+    with pytest.raises(ValueError, match=r"^--margin must be in \[0, 1\), got 1.0$"):
+        Analytical(margin=1.0)
+
+
+def test_decision_reasons_and_estimates_spell_out_the_rule():
+    d = Analytical().decide_features(_f(), _f(), _f())  # survives defaults to False
+    assert d == Decision(True, "t 2.75 us <= 1 x 5.5 us (roofline + launch, no spill est.)",
+                         {"t_fused_us": 2.7476, "t_parts_us": 5.4953, "spill_est_bytes": 0.0, "bytes_saved": 8 << 20})
+    d = Analytical(margin=0.25).decide_features(_f(live_regs_est=600), _f(), _f(), True)
+    assert d == Decision(False, "t 80.9 us > 0.75 x 5.5 us (roofline + launch + est. spill 2760 B/thread)",
+                         {"t_fused_us": 80.8617, "t_parts_us": 5.4953, "spill_est_bytes": 2760.0, "bytes_saved": 0})
+
+
+def test_a_surviving_producer_is_charged_and_not_saved():
+    # g1 = exp(x) is read by g2 and by g3 (the consumer of the candidate): it survives the fusion.
+    ty = tensor((256, 1024), "f32")
+    p = Program([("%x", ty)])
+    e = p.generic([("%x", ty, ident(2))], ty, ident(2), ["parallel"] * 2, ["%r = math.exp %a0 : f32", "yield %r"])
+    n = p.generic([(e, ty, ident(2))], ty, ident(2), ["parallel"] * 2, ["%r = arith.negf %a0 : f32", "yield %r"])
+    s = p.generic([(e, ty, ident(2)), (n, ty, ident(2))], ty, ident(2), ["parallel"] * 2,
+                  ["%r = arith.addf %a0, %a1 : f32", "yield %r"])
+    with candidate(p.text(s, ty)) as cand:
+        feats = [kernel_features(op) for op in (cand.fused, cand.producer, cand.consumer)]
+        d = Analytical().decide(cand)
+        assert d == Analytical().decide_features(*feats, True) != Analytical().decide_features(*feats, False)
+
+
+def test_an_op_featurize_cannot_describe_is_left_unfused():
+    ty = tensor((4, 8), "f8E4M3FN")
+    p = Program([("%x", ty)])
+    v = p.generic([("%x", ty, ident(2))], ty, ident(2), ["parallel"] * 2, ["%r = arith.negf %a0 : f8E4M3FN", "yield %r"])
+    v = p.generic([(v, ty, ident(2))], ty, ident(2), ["parallel"] * 2, ["%r = arith.negf %a0 : f8E4M3FN", "yield %r"])
+    with candidate(p.text(v, ty)) as cand:
+        d = Analytical().decide(cand)
+    assert d.fuse is False and d.estimates == {}
+    assert d.reason == ("cannot estimate (unknown element type 'f8E4M3FN' (known: f64, f32, f16, bf16, i64, i32, "
+                        "i16, i8, i1, index)); left unfused")
+
+
+def test_best_config_is_the_fastest_by_the_analytical_time():
+    from costfuse.cost_models.group_time import score_configs
+    from costfuse.kernel import analyze_kernel
+    from costfuse.launch import config_space
+
+    module = parse_module(chain_module(2, (64, 256)))
+    shape = analyze_kernel(generics_in(function_blocks(module)[0]))
+    scores = score_configs(shape, config_space(shape), get_target("sm_90"))
+    i = int(scores.time_s.argmin())
+    assert Analytical().best_config(shape) == GroupEstimate(
+        scores.configs[i], float(scores.time_s[i]), int(scores.hbm_bytes[i]), float(scores.regs[i]),
+        float(scores.spill_bytes[i]), f"fastest of {len(scores.configs)} configs by the analytical time")
+
