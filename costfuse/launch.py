@@ -71,11 +71,11 @@ class KernelLaunch:
     @classmethod
     def from_attr(cls, attr: ir.Attribute) -> "KernelLaunch":
         d = ir.DictAttr(attr)
-        try:
-            return cls(ir.StringAttr(d["mode"]).value, *(ir.IntegerAttr(d[k]).value
-                                                           for k in ("xblock", "rblock", "num_warps")))
-        except KeyError as err:
-            raise ValueError(f"{LAUNCH_ATTR} {attr} lacks {err}; expected mode, xblock, rblock, num_warps") from None
+        keys = ("mode", "xblock", "rblock", "num_warps")
+        missing = [k for k in keys if k not in d]  # named here: the binding's KeyError does not say which
+        if missing:
+            raise ValueError(f"{LAUNCH_ATTR} {attr} lacks {', '.join(missing)}; expected {', '.join(keys)}")
+        return cls(ir.StringAttr(d["mode"]).value, *(ir.IntegerAttr(d[k]).value for k in keys[1:]))
 
 
 def _pow2_upto(hi: int, lo: int = 1) -> list[int]:

@@ -65,7 +65,7 @@ class Stage:
 PASS_TESTS = ("tests/test_graph.py", "tests/test_rewrite.py", "tests/test_fusion_pass.py", "tests/test_pass_refusals.py",
               "tests/test_pass_golden.py", "tests/test_cost_models.py")
 # Not tests/test_groups_pass.py: it checks numerics through IREE (~100 s), too slow to run per mutant.
-GROUP_TESTS = ("tests/test_kernel_shape.py", "tests/test_peer_models.py")
+GROUP_TESTS = ("tests/test_kernel_shape.py", "tests/test_peer_models.py", "tests/test_gathers.py")
 
 # In priority order: the small core modules first, then the larger ones.
 STAGES = (
@@ -375,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("stages", nargs="*", metavar="STAGE",
                     help=f"stages to run, in this order (default: all): {', '.join(s.name for s in STAGES)}")
     ap.add_argument("--rerun-survivors", action="store_true",
-                    help="retest only the mutants that survived or had no tests (after adding tests)")
+                    help="also retest the mutants that survived or had no tests (after adding tests)")
     ap.add_argument("--report-only", action="store_true", help="rewrite the report from the verdicts on disk")
     ap.add_argument("--equivalent", nargs=2, metavar=("MUTANT", "REASON"),
                     help="list a survivor as equivalent, with the reason no test can tell it apart, then rewrite the report")
@@ -396,9 +396,8 @@ def main(argv: list[str] | None = None) -> int:
             root = build_stage(stage)
             changed = changed or old_config != (root / "pyproject.toml").read_text()  # e.g. its tests changed
             if args.rerun_survivors:
-                if not forget_verdicts(root, stage, ("survived", "no tests")):
-                    continue
-            elif not changed and all_judged(stage):
+                forget_verdicts(root, stage, ("survived", "no tests"))
+            if not changed and all_judged(stage):
                 print(f"[mutation] {stage.name}: every mutant judged and the code unchanged; skipped", file=sys.stderr)
                 continue
             print(f"[mutation] {stage.name}: {', '.join(stage.files)} against {', '.join(stage.tests)}", file=sys.stderr)

@@ -89,3 +89,189 @@ def test_launch_space_and_heuristic(softmax_gelu):
     pw = analyze_kernel(g[6:])
     assert pw.pointwise and {c.mode for c in config_space(pw)} == {"pointwise"}
     assert all(c.xblock >= 32 * c.num_warps for c in config_space(pw))
+
+
+# --- launch configs in detail (the mutation check's survivors, experiments/results/mutation.md) ---
+def _kernel(rows: int, n: int, reduce: bool):
+    """(module, kernel) of one generic on a rows x n f32 tensor: a row sum, or an elementwise exp."""
+    from costfuse.data.mlir_text import Program, amap, ident, tensor
+
+    ty, rty = tensor((rows, n), "f32"), tensor((rows,), "f32")
+    p = Program([("%x", ty)])
+    if reduce:
+        v = p.generic([("%x", ty, ident(2))], rty, amap(2, "d0"), ["parallel", "reduction"],
+                      ["%r = arith.addf %a0, %o : f32", "yield %r"])
+    else:
+        v = p.generic([("%x", ty, ident(2))], ty, ident(2), ["parallel"] * 2, ["%r = math.exp %a0 : f32", "yield %r"])
+    module = parse_module(p.text(v, rty if reduce else ty))
+    return module, analyze_kernel(generics_in(function_blocks(module)[0]))
+
+
+def test_kernel_launch_checks_itself_and_converts_both_ways():
+    from costfuse.data.launch_config import LaunchConfig
+    from costfuse.launch import LAUNCH_ATTR
+
+    with pytest.raises(ValueError, match=r"^launch mode must be one of \('pointwise', 'persistent', 'looped'\), got 'x'$"):
+        KernelLaunch("x", 1, 1, 1)
+    with pytest.raises(ValueError, match="^a pointwise launch has rblock 1, got 2$"):
+        KernelLaunch("pointwise", 64, 2, 1)
+    launch = KernelLaunch("persistent", 2, 256, 4)
+    assert launch.as_config() == LaunchConfig(XBLOCK=2, RBLOCK=256, num_warps=4)
+    assert launch.elems_per_thread() == 4.0
+    module = parse_module("func.func @f() { return }")
+    with module.context:
+        attr = launch.to_attr()
+        assert str(attr) == '{mode = "persistent", num_warps = 4 : i64, rblock = 256 : i64, xblock = 2 : i64}'
+        assert KernelLaunch.from_attr(attr) == launch
+        from iree.compiler import ir
+
+        partial = ir.Attribute.parse('{mode = "looped", xblock = 1 : i64, rblock = 32 : i64}')
+        with pytest.raises(ValueError, match=f"^{LAUNCH_ATTR} .* lacks num_warps; expected mode, xblock, rblock, "
+                                             "num_warps$"):
+            KernelLaunch.from_attr(partial)
+
+
+def test_pointwise_space_starts_at_one_element_per_thread_and_falls_back_for_tiny_kernels():
+    _m, k = _kernel(64, 64, reduce=False)  # 4096 elements
+    space = config_space(k)
+    assert space[0] == KernelLaunch("pointwise", 32, 1, 1) and KernelLaunch("pointwise", 4096, 1, 32) in space
+    assert len(space) == len(set(space)) == sum(min(6, x.bit_length() - 5) for x in (32, 64, 128, 256, 512, 1024,
+                                                                                     2048, 4096))
+    assert heuristic_launch(k) == KernelLaunch("pointwise", 1024, 1, 4)
+    _m, tiny = _kernel(2, 4, reduce=False)  # 8 elements: fewer than a warp
+    assert config_space(tiny) == [KernelLaunch("pointwise", 8, 1, 1)]
+
+
+def test_row_space_bounds_tiles_chunks_and_warps_exactly():
+    from costfuse.data.launch_config import MAX_TILE_ELEMS
+    from costfuse.launch import MAX_LOOPED_TILE, MIN_RBLOCK
+
+    _m, k = _kernel(8, 4096, reduce=True)
+    space = config_space(k)
+    persistent = [c for c in space if c.mode == "persistent"]
+    looped = [c for c in space if c.mode == "looped"]
+    assert {c.xblock for c in persistent} == {1, 2, 4, 8} and KernelLaunch("persistent", 1, 4096, 32) in persistent
+    assert {c.rblock for c in looped} == {32 << i for i in range(7)}  # 32 .. 2048 = half the row
+    assert KernelLaunch("looped", 4, 2048, 8) in looped  # a tile of exactly MAX_LOOPED_TILE elements
+    assert KernelLaunch("looped", 1, 32, 1) in looped and KernelLaunch("looped", 1, 32, 2) not in looped
+    assert max(c.xblock * c.rblock for c in looped) == MAX_LOOPED_TILE and min(c.rblock for c in looped) == MIN_RBLOCK
+    assert heuristic_launch(k) == KernelLaunch("persistent", 1, 4096, 8)
+    _m, wide = _kernel(2, 1 << 17, reduce=True)  # one row fills MAX_TILE_ELEMS
+    assert [c.xblock * c.rblock for c in config_space(wide) if c.mode == "persistent"] == [MAX_TILE_ELEMS] * 6
+    assert heuristic_launch(wide).mode == "looped"
+    _m, small = _kernel(1, 32, reduce=True)  # a one-warp tile, and a 16-element one below it
+    assert [c for c in config_space(small) if c.mode == "persistent"] == [KernelLaunch("persistent", 1, 32, 1)]
+    _m, smaller = _kernel(1, 16, reduce=True)
+    assert config_space(smaller) == [KernelLaunch("persistent", 1, 16, 1)]
+
+
+# --- row spaces in detail (the mutation check's survivors, experiments/results/mutation.md) ---
+_ID2 = "affine_map<(d0, d1) -> (d0, d1)>"
+
+
+def _op(body, args="", ins="%x : tensor<4x8xf32>", maps=(_ID2, _ID2), iters=("parallel", "parallel"),
+        out="tensor<4x8xf32>", bargs="%a: f32, %o: f32", pre=""):
+    """(module, the only generic) of ``@f(%x: tensor<4x8xf32>{args})`` computing ``body``."""
+    its = ", ".join(f'"{i}"' for i in iters)
+    text = (f"func.func @f(%x: tensor<4x8xf32>{args}) -> {out} {{\n%e = tensor.empty() : {out}\n{pre}\n"
+            f"%0 = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{its}]}} ins({ins}) "
+            f"outs(%e : {out}) {{\n^bb0({bargs}):\n" + "\n".join(body) + f"\n}} -> {out}\nreturn %0 : {out}\n}}")
+    module = parse_module(text)
+    return module, generics_in(function_blocks(module)[0])[0]
+
+
+_OUTSIDE = "from outside, neither a scalar constant nor a tensor it gathers from"
+
+
+@pytest.mark.parametrize("case, reason", [
+    (dict(body=["linalg.yield %a : f32"], ins="%s : tensor<f32>", args=", %s: tensor<f32>",
+          maps=("affine_map<() -> ()>",) * 2, iters=(), out="tensor<f32>"), "zero-dimensional generic"),
+    (dict(body=["%r = arith.addf %a, %o : f32", "linalg.yield %r : f32"], maps=(_ID2, "affine_map<(d0, d1) -> (d1)>"),
+          iters=("reduction", "parallel"), out="tensor<8xf32>"), "a reduction loop that is not the innermost one"),
+    (dict(body=["%r = arith.addf %a, %b : f32", "linalg.yield %r : f32"], args=", %s: f32",
+          ins="%x, %s : tensor<4x8xf32>, f32", maps=(_ID2, "affine_map<(d0, d1) -> ()>", _ID2),
+          bargs="%a: f32, %b: f32, %o: f32"), "dynamic or non-tensor shapes"),
+    (dict(body=["%r = scf.execute_region -> f32 {", "scf.yield %a : f32", "}", "linalg.yield %r : f32"]),
+     "a body op with regions"),
+    (dict(body=["%r = arith.addf %s, %a : f32", "linalg.yield %r : f32"], args=", %s: f32"),
+     f"its body uses a function argument {_OUTSIDE}"),
+    (dict(body=["%q = arith.mulf %a, %c : f32", "%r = arith.addf %c, %t : f32", "linalg.yield %r : f32"],
+          args=", %s: f32", pre="%c = arith.constant 2.0 : f32\n%t = arith.addf %s, %s : f32"),
+     f"its body uses a arith.addf result {_OUTSIDE}"),
+    (dict(body=["%i = linalg.index 1 : index", "%v = tensor.extract %t[%i] : tensor<?xf32>",
+                "%r = arith.addf %a, %v : f32", "linalg.yield %r : f32"], args=", %t: tensor<?xf32>"),
+     "its body gathers from a function argument of type tensor<?xf32>, not a static tensor"),
+    (dict(body=["%v = tensor.extract %t[%i] : tensor<8xf32>", "%r = arith.addf %a, %v : f32",
+                "linalg.yield %r : f32"], args=", %t: tensor<8xf32>, %i: index"),
+     f"its body uses a function argument {_OUTSIDE}"),
+    (dict(body=["linalg.yield %a : f32"], ins="%y : tensor<4x16xf32>", args=", %y: tensor<4x16xf32>",
+          maps=("affine_map<(d0, d1) -> (d0, d1 * 2)>", _ID2)), "indexing map result d1 * 2 is not a dim or a constant"),
+    (dict(body=["linalg.yield %a : f32"], maps=(_ID2, "affine_map<(d0, d1) -> (d0)>"), out="tensor<4xf32>"),
+     "an output map that is not a permutation of the parallel loops"),
+])
+def test_op_space_says_why_a_generic_cannot_join_a_row_group(case, reason):
+    from costfuse.rowspace import NotGroupable, op_space
+
+    module, op = _op(**case)
+    with module.context:
+        assert op_space(op) == NotGroupable(reason)
+
+
+def test_gathers_count_each_outside_tensor_read_by_extract():
+    from costfuse.rowspace import OpSpace, gathers, op_space
+
+    body = ["%i = linalg.index 1 : index", "%v = tensor.extract %t[%i] : tensor<8xf32>",
+            "%w = tensor.extract %t[%i] : tensor<8xf32>", "%s = arith.addf %v, %w : f32",
+            "%r = arith.addf %a, %s : f32", "linalg.yield %r : f32"]
+    module, op = _op(body, args=", %t: tensor<8xf32>")
+    with module.context:
+        assert op_space(op) == OpSpace((4, 8), False)
+        table = gathers(op)
+        assert list(table.values()) == [2] and list(table) == [function_blocks(module)[0].arguments[1]]
+
+
+def test_roles_in_a_row_group_at_their_boundaries():
+    from costfuse.rowspace import OpSpace
+
+    assert OpSpace((4, 1), False).role_in((4,), 1) == ROWWISE    # a one-element row is a per-row value
+    assert OpSpace((4, 2), False).role_in((4,), 2) == FULL
+    assert OpSpace((4, 2), True).role_in((4,), 2) == REDUCE
+    assert OpSpace((4, 8), False).role_in((4,), 16) is None      # neither the row nor one value per row
+    assert OpSpace((4,), True).role_in((4,), 8) is None
+
+
+def test_reads_in_row_compares_loop_positions_of_the_read_result():
+    from costfuse.rowspace import reads_in_row
+
+    two = """func.func @f(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %p:2 = linalg.generic {indexing_maps = [#id, #id, #t], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x8xf32>) outs(%e, %e : tensor<8x8xf32>, tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32, %o2: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r, %r : f32, f32
+  } -> (tensor<8x8xf32>, tensor<8x8xf32>)
+  %c = linalg.generic {indexing_maps = [#id, #t, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p#1, %p#0 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<8x8xf32>) outs(%x : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  return %d : tensor<8x8xf32>
+}"""
+    text = "#id = affine_map<(d0, d1) -> (d0, d1)>\n#t = affine_map<(d0, d1) -> (d1, d0)>\n" + two
+    module = parse_module(text)
+    with module.context:
+        p, c, d = generics_in(function_blocks(module)[0])
+        assert not reads_in_row(p, 1, c, 0)  # result 1 is written transposed, read straight
+        assert not reads_in_row(p, 0, c, 1)  # result 0 is written straight, read transposed
+        assert reads_in_row(c, 0, d, 0)
+    module, bad = _op(["%r = arith.addf %s, %a : f32", "linalg.yield %r : f32"], args=", %s: f32")
+    with module.context:
+        assert not reads_in_row(bad, 0, bad, 0)  # not groupable: never read in a row

@@ -51,3 +51,50 @@ def test_other_schema_version_is_refused(tmp_path):
 
 def test_empty_dataset(tmp_path):
     assert read_dataset(tmp_path).empty
+
+
+# --- exact messages and the small helpers (the mutation check's survivors, experiments/results/mutation.md) ---
+@pytest.mark.parametrize("rows, message", [
+    ([row(), row(kernel_id="k2", status="weird")],
+     "row 1: status 'weird' not in ['error', 'ok', 'timeout', 'unsupported']"),
+    ([row(program_id=None)], "row 0 (k1): column program_id may not be null"),
+    ([{k: v for k, v in row().items() if k != "status"}], "row 0 (k1): unknown columns [], missing ['status']"),
+    ([{k: v for k, v in row().items() if k != "kernel_id"}], "row 0 (?): unknown columns [], missing ['kernel_id']"),
+    ([{**row(), "surprise": 1}], "row 0 (k1): unknown columns ['surprise'], missing []"),
+])
+def test_rejections_name_the_row_its_kernel_and_the_column(tmp_path, rows, message):
+    with pytest.raises(SchemaError) as err:
+        write_shard(tmp_path, "bad", rows)
+    assert str(err.value) == message
+
+
+def test_type_mismatch_names_the_schema_version(tmp_path):
+    with pytest.raises(SchemaError, match=r"^rows do not match schema v1: "):
+        write_shard(tmp_path, "bad", [row(regs="many")])
+
+
+def test_shard_lands_in_a_new_nested_directory_as_zstd_with_its_version(tmp_path):
+    path = write_shard(tmp_path / "a" / "b", "s", [row()])
+    assert path == tmp_path / "a" / "b" / "s.parquet" and shards(tmp_path / "a" / "b") == [path]
+    meta = pq.ParquetFile(path)
+    assert meta.metadata.row_group(0).column(0).compression == "ZSTD"
+    assert meta.schema_arrow.metadata[b"costfuse.schema_version"] == b"1"
+
+
+def test_stored_kernels_and_an_unversioned_shard(tmp_path):
+    from costfuse.data.store import stored_kernels
+
+    write_shard(tmp_path, "a", [row(), row(kernel_id="k2")])
+    write_shard(tmp_path, "b", [row(kernel_id="k3", program_id="tree-1")])
+    assert stored_kernels(tmp_path) == {"k1", "k2", "k3"} and done_programs(tmp_path) == {"chain-0", "tree-1"}
+    path = tmp_path / "plain.parquet"
+    pq.write_table(pq.read_table(tmp_path / "a.parquet").replace_schema_metadata(None), path)
+    with pytest.raises(SchemaError, match=f"^{path}: schema version None, expected 1$"):
+        read_shard(path)
+
+
+def test_empty_dataset_has_the_schema_columns_and_params_are_sorted(tmp_path):
+    from costfuse.data.store import params_json
+
+    assert list(read_dataset(tmp_path).columns) == SCHEMA.names
+    assert params_json({"b": 1, "a": [2]}) == '{"a": [2], "b": 1}'
