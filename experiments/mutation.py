@@ -297,24 +297,25 @@ def classify(res: FileResult, equivalent: dict[str, dict]) -> dict[str, str]:
     return out
 
 
-COLUMNS = ("killed", "timeout", "survived", "no tests", "equivalent", "other", "not checked")
+COLUMNS = ("killed", "timeout", "crashed", "survived", "no tests", "equivalent", "other", "not checked")
 
 
 def tally(status: dict[str, str]) -> Counter:
-    """Counts per report column; mutmut's rarer verdicts (suspicious, segfault, ...) go under 'other'."""
+    """Counts per report column; mutmut's rarer verdicts (suspicious, skipped, ...) go under 'other'."""
     counts = Counter(status.values())
     counts["survived"] += counts.pop("stale equivalence", 0)
+    counts["crashed"] += counts.pop("segfault", 0)
     for key in [k for k in counts if k not in COLUMNS]:
         counts["other"] += counts.pop(key)
     return counts
 
 
 def score_text(counts: Counter) -> str:
-    """(killed + timed out) / (mutants - equivalent), marked 'so far' while some mutants have no verdict."""
+    """(killed + timed out + crashed) / (mutants - equivalent), marked 'so far' while some have no verdict."""
     total = sum(counts.values()) - counts["equivalent"] - counts["not checked"]
     if total == 0:
         return "pending"
-    text = f"{(counts['killed'] + counts['timeout']) / total:.1%}"
+    text = f"{(counts['killed'] + counts['timeout'] + counts['crashed']) / total:.1%}"
     return text + " so far" if counts["not checked"] else text
 
 
@@ -329,8 +330,9 @@ def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], 
         f"its own fast test files (pytest `{' '.join(PYTEST_ARGS)}`).  ",
         f"Written {datetime.date.today().isoformat()}; a periodic check, not part of CI. "
         "Rerun the same command to resume or refresh; README's Development section says more.", "",
-        "Score = (killed + timed out) / (mutants - equivalent); a timed-out mutant hung its tests, which fails "
-        "a test run. Goal: >= 85% in each module. 'no tests': no selected test calls the function. "
+        "Score = (killed + timed out + crashed) / (mutants - equivalent): a mutant that hangs its tests or "
+        "crashes the test process (a segfault in the MLIR bindings) fails a test run too. Goal: >= 85% in each "
+        "module. 'no tests': no selected test calls the function. "
         "mutmut mutates function bodies only (not module-level constants or decorated functions).", "",
         "| module | tests | mutants | " + " | ".join(COLUMNS) + " | score |",
         "|---|---|---" + "|---" * len(COLUMNS) + "|---|",
@@ -350,7 +352,8 @@ def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], 
             lines.append(f"| `{f}` | {tests} | {len(status)} | " + " | ".join(str(counts[c]) for c in COLUMNS)
                          + f" | {score_text(counts)} |")
             eq = [n for n, st in status.items() if st == "equivalent"]
-            left = [n for n, st in status.items() if st not in ("killed", "timeout", "equivalent", "not checked")]
+            left = [n for n, st in status.items()
+                    if st not in ("killed", "timeout", "segfault", "equivalent", "not checked")]
             if eq or left:
                 details += ["", f"### `{f}`"]
             if eq:
@@ -393,6 +396,8 @@ def main(argv: list[str] | None = None) -> int:
             old_config = WORK / stage.name / "pyproject.toml"
             old_config = old_config.read_text() if old_config.exists() else None
             changed = sources_changed(stage)
+            if changed:  # mutmut maps tests to functions once; a new or renamed function would get "no tests"
+                (WORK / stage.name / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
             root = build_stage(stage)
             changed = changed or old_config != (root / "pyproject.toml").read_text()  # e.g. its tests changed
             if args.rerun_survivors:

@@ -65,10 +65,10 @@ def test_equivalence_needs_the_same_line_else_it_is_stale():
 
 def test_score_excludes_equivalent_and_counts_stale_as_survived():
     counts = mut.tally({"a": "killed", "b": "timeout", "c": "equivalent", "d": "stale equivalence",
-                        "e": "suspicious"})
-    assert counts == Counter({"killed": 1, "timeout": 1, "equivalent": 1, "survived": 1, "other": 1})
-    assert mut.score_text(counts) == "50.0%"  # (1 killed + 1 timeout) / (5 - 1 equivalent)
-    assert mut.score_text(counts + Counter({"not checked": 3})) == "50.0% so far"
+                        "e": "suspicious", "f": "segfault"})
+    assert counts == Counter({"killed": 1, "timeout": 1, "crashed": 1, "equivalent": 1, "survived": 1, "other": 1})
+    assert mut.score_text(counts) == "60.0%"  # (1 killed + 1 timeout + 1 crashed) / (6 - 1 equivalent)
+    assert mut.score_text(counts + Counter({"not checked": 3})) == "60.0% so far"
 
 
 def test_equivalence_list_entries_need_line_and_reason(tmp_path):
