@@ -26,7 +26,7 @@ from iree.compiler import ir
 from costfuse.cost_models.base import CostModel, GroupEstimate
 from costfuse.data.launch_config import heuristic_config
 from costfuse.graph import GENERIC, num_inputs
-from costfuse.kernel import KernelShape, NotAKernel, analyze_kernel
+from costfuse.kernel import KernelShape, NotAKernel, analyze_kernel, defining_op
 from costfuse.launch import KernelLaunch
 
 
@@ -39,22 +39,26 @@ class Kernel:
     members: tuple[int, ...]
     shape: KernelShape | None
     estimate: GroupEstimate
+    recomputed: tuple[int, ...] = ()   # members that are copies of a producer (stored elsewhere, or nowhere)
+    unstored: tuple[int, ...] = ()     # members whose results the kernel does not return (copies included)
 
     @property
     def label(self) -> str:
-        return label(self.members)
+        return label(self.members, self.recomputed)
 
 
-def label(members) -> str:
-    """``g1+g2+g5``: the members' generic numbers, 1-based as in v1's ``--explain``."""
-    return "+".join(f"g{m + 1}" for m in sorted(members))
+def label(members, recomputed=()) -> str:
+    """``g1+g2'+g5``: the members' generic numbers, 1-based as in v1's ``--explain``; ``'`` marks a
+    recomputed copy of a producer."""
+    copies = set(recomputed)
+    return "+".join(f"g{m + 1}" + ("'" if m in copies else "") for m in sorted(members))
 
 
 @dataclass(frozen=True)
 class GroupDecision:
     """One candidate merge the pass looked at, for ``--explain``."""
 
-    verdict: str             # merge | keep | skip
+    verdict: str             # merge | keep | skip | recompute | store
     a: str
     b: str
     reason: str
@@ -110,7 +114,8 @@ class _Formation:
         self.version = {p: 0 for p in self.generic_pos}
         self.estimates: dict[frozenset, GroupEstimate | None] = {}
         self.shapes: dict[frozenset, KernelShape | NotAKernel] = {}
-        self.user_pos: dict[int, set[int]] = {}      # unit -> positions of its members' users
+        self.user_pos: dict[int, set[int]] = {}      # unit -> positions of its owned members' users
+        self.copies: dict[int, set[int]] = {}        # unit -> positions it recomputes (owned by another unit)
 
     def _users(self, op: ir.Operation) -> set[int]:
         out = set()
@@ -125,40 +130,63 @@ class _Formation:
 
     # -- kernels ---------------------------------------------------------------
 
-    def shape(self, positions) -> KernelShape | NotAKernel:
-        key = frozenset(positions)
+    def shape(self, positions, copies=frozenset()) -> KernelShape | NotAKernel:
+        key = (frozenset(positions), frozenset(copies))
         if key not in self.shapes:
             try:
-                self.shapes[key] = analyze_kernel([self.ops[p] for p in sorted(key)])
+                self.shapes[key] = analyze_kernel([self.ops[p] for p in sorted(key[0])],
+                                                  frozenset(self.ops[p] for p in key[1]))
             except NotAKernel as err:
                 self.shapes[key] = err
         return self.shapes[key]
 
-    def estimate(self, positions) -> GroupEstimate | None:
-        key = frozenset(positions)
+    def estimate(self, positions, copies=frozenset()) -> GroupEstimate | None:
+        key = (frozenset(positions), frozenset(copies))
         if key not in self.estimates:
-            s = self.shape(key)
+            s = self.shape(*key)
             self.estimates[key] = None if isinstance(s, NotAKernel) else self.model.best_config(s)
         return self.estimates[key]
 
+    def of(self, unit: int) -> tuple[list[int], frozenset[int]]:
+        """(members, members whose results ``unit`` does not store) of ``unit``."""
+        return self.members[unit], self.unstored(self.members[unit], self.copies.get(unit, set()))
+
+    def unstored(self, positions, copies) -> frozenset[int]:
+        """Members of a would-be kernel over ``positions`` whose results it need not store: its
+        ``copies``, and members every outside reader of which recomputes them itself."""
+        inside = set(positions)
+        out = set(copies)
+        for p in inside - set(copies):
+            readers = self.users[p] - inside
+            if readers and all(self.ops[q].name == GENERIC and p in self.copies.get(self.unit[q], ())
+                               for q in readers):
+                out.add(p)
+        return frozenset(out)
+
     def kernel(self, unit: int) -> Kernel:
-        ps = self.members[unit]
-        s = self.shape(ps)
-        est = self.estimate(ps)
+        ps, unstored = self.of(unit)
+        s = self.shape(ps, unstored)
+        est = self.estimate(ps, unstored)
+        gnums = tuple(self.gnum[p] for p in ps)
+        recomputed = tuple(self.gnum[p] for p in sorted(self.copies.get(unit, ())))
+        unstored_g = tuple(self.gnum[p] for p in sorted(unstored))
         if isinstance(s, NotAKernel):
-            return Kernel(tuple(self.gnum[p] for p in ps), None, lone_estimate(self.ops[ps[0]]))
+            return Kernel(gnums, None, lone_estimate(self.ops[ps[0]]))
         if est is None:
             from costfuse.launch import heuristic_launch
             launch = heuristic_launch(s)
             est = GroupEstimate(launch, float("nan"), s.hbm_bytes(launch.mode),
                                 reason=f"{self.model.name} accepts no config: heuristic config")
-        return Kernel(tuple(self.gnum[p] for p in ps), s, est)
+        return Kernel(gnums, s, est, recomputed, unstored_g)
 
     # -- graph -------------------------------------------------------------------
 
     def successors(self, unit: int) -> set[int]:
+        """Units that read what ``unit`` stores (a recomputed copy stores nothing)."""
         if unit not in self.user_pos:
-            self.user_pos[unit] = set().union(*(self.users[p] for p in self.members.get(unit, [unit])))
+            copies = self.copies.get(unit, set())
+            owned = [p for p in self.members.get(unit, [unit]) if p not in copies]
+            self.user_pos[unit] = set().union(*(self.users[p] for p in owned))
         return {self.unit[u] for u in self.user_pos[unit]} - {unit}
 
     def closes_cycle(self, a: int, b: int) -> bool:
@@ -182,36 +210,98 @@ class _Formation:
     # -- candidates ----------------------------------------------------------------
 
     def name(self, unit: int) -> str:
-        return label(self.gnum[p] for p in self.members[unit])
+        return label((self.gnum[p] for p in self.members[unit]), (self.gnum[p] for p in self.copies.get(unit, ())))
 
-    def candidate(self, a: int, b: int) -> tuple[float, tuple, int, int, int, int] | None:
-        """Price merging producer unit ``a`` into consumer unit ``b``; a heap entry if it should merge."""
-        merged = sorted(self.members[a] + self.members[b])
-        shape = self.shape(merged)
+    def merged(self, a: int, b: int) -> tuple[list[int], frozenset[int]]:
+        """Members of ``a`` and ``b`` as one unit (a copy of a position the union owns is dropped), and
+        those it need not store."""
+        ca, cb = self.copies.get(a, set()), self.copies.get(b, set())
+        owned = (set(self.members[a]) - ca) | (set(self.members[b]) - cb)
+        copies = (ca | cb) - owned
+        positions = sorted(owned | copies)
+        return positions, self.unstored(positions, copies)
+
+    def candidate(self, a: int, b: int) -> list[tuple]:
+        """Heap entries for producer unit ``a`` and consumer unit ``b``: merging them (``a``'s values that
+        others read are stored), and recomputing ``a`` inside ``b`` when ``a`` is a producer others read too."""
+        merged, unstored = self.merged(a, b)
+        shape = self.shape(merged, unstored)
         if isinstance(shape, NotAKernel):
             self.decisions.append(GroupDecision("skip", self.name(a), self.name(b), str(shape)))
-            return None
-        ea, eb, eab = self.estimate(self.members[a]), self.estimate(self.members[b]), self.estimate(merged)
+            return []
+        ea, eb, eab = self.estimate(*self.of(a)), self.estimate(*self.of(b)), self.estimate(merged, unstored)
         if ea is None or eb is None or eab is None:
             self.decisions.append(GroupDecision("keep", self.name(a), self.name(b),
                                                 f"{self.model.name} accepts no config for the merged kernel"))
-            return None
-        verdict = self.model.merge_verdict(ea, eb, eab, shape)
-        if not verdict.merge:
-            self.decisions.append(GroupDecision("keep", self.name(a), self.name(b), verdict.reason, eab))
-            return None
+            return []
         tie = (min(self.members[b]), min(self.members[a]))
-        return (-verdict.priority, tie, a, b, self.version[a], self.version[b])
+        out = []
+        verdict = self.model.merge_verdict(ea, eb, eab, shape)
+        if verdict.merge:
+            out.append((-verdict.priority, tie, 0, a, b, self.version[a], self.version[b]))
+        else:
+            self.decisions.append(GroupDecision("keep", self.name(a), self.name(b), verdict.reason, eab))
+        if (rec := self.recompute_candidate(a, b, ea, eb, tie)) is not None:
+            out.append(rec)
+        return out
+
+    def _recompute_target(self, a: int, b: int) -> int | None:
+        """The member of ``a`` that ``b`` could recompute instead of reading: one that ``b`` reads,
+        that ``a`` stores, and that reads nothing computed inside ``a`` (so a copy needs no other value
+        of ``a``).  The first such member in program order, or ``None``."""
+        pa, unstored = self.of(a)
+        inside = set(pa)
+        pb = set(self.members[b]) - self.copies.get(b, set())
+        for p in pa:
+            if p in unstored or not (self.users[p] & pb):
+                continue
+            producers = {self.pos[d] for d in (defining_op(v) for v in self.ops[p].operands) if d in self.pos}
+            if not producers & inside:
+                return p
+        return None
+
+    def _after_recompute(self, a: int, b: int, p: int):
+        """(b's members, b's unstored, a's members, a's unstored) once ``b`` recomputes ``p``."""
+        cb = self.copies.get(b, set()) | {p}
+        members_b = sorted(set(self.members[b]) | {p})
+        saved = dict(self.copies)
+        self.copies[b] = cb          # what a would store depends on who recomputes: look with the copy in place
+        try:
+            return members_b, self.unstored(members_b, cb), self.members[a], self.unstored(self.members[a],
+                                                                                       self.copies.get(a, set()))
+        finally:
+            self.copies.clear()
+            self.copies.update(saved)
+
+    def recompute_candidate(self, a: int, b: int, ea, eb, tie) -> tuple | None:
+        p = self._recompute_target(a, b)
+        if p is None:
+            return None
+        members_b, unstored_b, members_a, unstored_a = self._after_recompute(a, b, p)
+        shape_b = self.shape(members_b, unstored_b)
+        if isinstance(shape_b, NotAKernel) or shape_b.members[members_b.index(p)].role == "reduce":
+            return None
+        eb2 = self.estimate(members_b, unstored_b)
+        shape_a = self.shape(members_a, unstored_a)
+        gone = not isinstance(shape_a, NotAKernel) and not shape_a.outputs
+        ea2 = None if gone else self.estimate(members_a, unstored_a)
+        if eb2 is None or (ea2 is None and not gone):
+            return None
+        verdict = self.model.recompute_verdict(ea, eb, ea2, eb2, shape_b, self.ops[p])
+        if not verdict.merge:
+            self.decisions.append(GroupDecision("store", self.name(a), self.name(b), verdict.reason, eb2))
+            return None
+        return (-verdict.priority, tie, 1, a, b, self.version[a], self.version[b])
 
     def push_around(self, heap: list, unit: int) -> None:
         """Candidates between ``unit`` and every generic unit next to it."""
         for b in sorted(self.successors(unit)):
             if b in self.members and self._groupable(unit) and self._groupable(b):
-                if (entry := self.candidate(unit, b)) is not None:
+                for entry in self.candidate(unit, b):
                     heapq.heappush(heap, entry)
         for a in sorted(self._predecessors(unit)):
             if a in self.members and self._groupable(a) and self._groupable(unit):
-                if (entry := self.candidate(a, unit)) is not None:
+                for entry in self.candidate(a, unit):
                     heapq.heappush(heap, entry)
 
     def _predecessors(self, unit: int) -> set[int]:
@@ -230,32 +320,69 @@ class _Formation:
         for p in self.generic_pos:
             for b in sorted(self.successors(p)):
                 if b in self.members and self._groupable(p) and self._groupable(b):
-                    if (entry := self.candidate(p, b)) is not None:
+                    for entry in self.candidate(p, b):
                         heapq.heappush(heap, entry)
         while heap:
-            _, _, a, b, va, vb = heapq.heappop(heap)
+            _, _, kind, a, b, va, vb = heapq.heappop(heap)
             if self.version.get(a) != va or self.version.get(b) != vb:
-                continue   # stale: one side has merged since
+                continue   # stale: one side has changed since
+            if kind == 1:
+                self._recompute(heap, a, b)
+                continue
             if self.closes_cycle(a, b):
                 self.decisions.append(GroupDecision("skip", self.name(a), self.name(b),
                                                     "the merged kernel would close a cycle through other ops"))
                 continue
-            merged = sorted(self.members[a] + self.members[b])
-            est = self.estimate(merged)
-            self.decisions.append(GroupDecision("merge", self.name(a), self.name(b),
-                                                self.model.merge_verdict(self.estimate(self.members[a]),
-                                                                         self.estimate(self.members[b]), est,
-                                                                         self.shape(merged)).reason, est))
-            keep, gone = min(a, b), max(a, b)
-            self.members[keep] = merged
-            del self.members[gone], self.version[gone]
-            self.user_pos.pop(keep, None)
-            self.user_pos.pop(gone, None)
-            self.version[keep] += 1
-            for p in merged:
-                self.unit[p] = keep
-            self.push_around(heap, keep)
+            self._merge(heap, a, b)
         return [self.kernel(u) for u in sorted(self.members)]
+
+    def _merge(self, heap: list, a: int, b: int) -> None:
+        merged, unstored = self.merged(a, b)
+        ca, cb = self.copies.get(a, set()), self.copies.get(b, set())
+        copies = (ca | cb) - ((set(self.members[a]) - ca) | (set(self.members[b]) - cb))
+        est = self.estimate(merged, unstored)
+        verdict = self.model.merge_verdict(self.estimate(*self.of(a)), self.estimate(*self.of(b)), est,
+                                           self.shape(merged, unstored))
+        self.decisions.append(GroupDecision("merge", self.name(a), self.name(b), verdict.reason, est))
+        keep, gone = min(a, b), max(a, b)
+        self.members[keep], self.copies[keep] = merged, copies
+        del self.members[gone], self.version[gone]
+        self.copies.pop(gone, None)
+        self.user_pos.pop(keep, None)
+        self.user_pos.pop(gone, None)
+        self.version[keep] += 1
+        for p in merged:
+            if p not in copies:
+                self.unit[p] = keep
+        self.push_around(heap, keep)
+
+    def _recompute(self, heap: list, a: int, b: int) -> None:
+        """Put a copy of a member of ``a`` in ``b``; ``a`` stops storing it once every reader has a copy,
+        and goes when it stores nothing.
+
+        No cycle can appear: the copy reads only what ``a`` reads from outside, which ``b`` already
+        depended on through ``a``.
+        """
+        p = self._recompute_target(a, b)
+        if p is None:
+            return
+        self.members[b] = sorted(set(self.members[b]) | {p})
+        self.copies[b] = self.copies.get(b, set()) | {p}
+        shape_a = self.shape(*self.of(a))
+        gone = not isinstance(shape_a, NotAKernel) and not shape_a.outputs
+        self.decisions.append(GroupDecision("recompute", self.name(a), self.name(b),
+                                            f"g{self.gnum[p] + 1} copied into the consumer"
+                                            + ("; the producer's kernel goes" if gone else ""),
+                                            self.estimate(*self.of(b))))
+        for u in (a, b):
+            self.version[u] += 1
+            self.user_pos.pop(u, None)
+        if gone:
+            del self.members[a], self.version[a]
+            self.copies.pop(a, None)
+        else:
+            self.push_around(heap, a)
+        self.push_around(heap, b)
 
 
 def form_groups(block: ir.Block, model: CostModel) -> tuple[list[Kernel], list[GroupDecision]]:

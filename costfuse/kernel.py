@@ -245,8 +245,12 @@ def _common_space(spaces: list[OpSpace]) -> tuple[tuple[int, ...], int]:
     return rows, n
 
 
-def analyze_kernel(ops: list[ir.Operation]) -> KernelShape:
-    """The :class:`KernelShape` of ``ops`` (generics of one block, program order)."""
+def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelShape:
+    """The :class:`KernelShape` of ``ops`` (generics of one block, program order).
+
+    ``recomputed``: members that are copies of a producer another kernel
+    stores (or that nothing needs stored): their results are never outputs.
+    """
     spaces = []
     for op in ops:
         s = op_space(op)
@@ -290,6 +294,8 @@ def analyze_kernel(ops: list[ir.Operation]) -> KernelShape:
     outputs = []
     member_ops = set(ops)
     for i, m in enumerate(members):
+        if m.op in recomputed:
+            continue
         for r, res in enumerate(m.op.results):
             if any(u.owner.operation not in member_ops or _is_init_use(u) for u in res.uses):
                 outputs.append(KernelOutput(i, r, tensor_bytes(res)))

@@ -53,8 +53,9 @@ def _captured(op: ir.Operation) -> list[ir.Value]:
     return out
 
 
-def _kernel_io(members: list[ir.Operation]) -> tuple[list[ir.Value], list[ir.Value]]:
-    """(arguments, results) of the kernel function for ``members`` (program order)."""
+def _kernel_io(members: list[ir.Operation], copies=frozenset()) -> tuple[list[ir.Value], list[ir.Value]]:
+    """(arguments, results) of the kernel function for ``members`` (program order); the ``copies``
+    (recomputed producers) store nothing."""
     inside = set(members)
     args: list[ir.Value] = []
     for op in members:
@@ -70,7 +71,7 @@ def _kernel_io(members: list[ir.Operation]) -> tuple[list[ir.Value], list[ir.Val
                 continue
             if v not in args:
                 args.append(v)
-    results = [r for op in members for r in op.results
+    results = [r for op in members if op not in copies for r in op.results
                if any(u.owner.operation not in inside or u.operand_number >= num_inputs(u.owner.operation)
                       for u in r.uses)]
     return args, results
@@ -80,9 +81,9 @@ def _reads(op: ir.Operation, j: int) -> bool:
     return any(True for _ in body(op).arguments[num_inputs(op) + j].uses)
 
 
-def _build_kernel(name: str, members: list[ir.Operation], kernel: Kernel, ip: ir.InsertionPoint
-                  ) -> tuple[func.FuncOp, list[ir.Value], list[ir.Value]]:
-    args, results = _kernel_io(members)
+def _build_kernel(name: str, members: list[ir.Operation], kernel: Kernel, ip: ir.InsertionPoint,
+                  copies=frozenset()) -> tuple[func.FuncOp, list[ir.Value], list[ir.Value]]:
+    args, results = _kernel_io(members, copies)
     with ip, members[0].location:
         fn = func.FuncOp(name, ir.FunctionType.get([a.type for a in args], [r.type for r in results]))
         fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
@@ -117,8 +118,9 @@ def _build_kernel(name: str, members: list[ir.Operation], kernel: Kernel, ip: ir
     return fn, args, results
 
 
-def _order(ops: list[ir.Operation], unit_of: dict, kernels: list[list[ir.Operation]]) -> list:
-    """Units (an op, or a kernel index) in a dependence order; ties keep program order."""
+def _order(ops: list[ir.Operation], unit_of: dict, extra: list[tuple] = ()) -> list:
+    """Units (an op, or a kernel index) in a dependence order; ties keep program order.
+    ``extra``: more ``(op, unit)`` dependences (a kernel recomputing a producer reads its inputs)."""
     pos = {op: i for i, op in enumerate(ops)}
     units = {}
     for i, op in enumerate(ops):
@@ -138,6 +140,11 @@ def _order(ops: list[ir.Operation], unit_of: dict, kernels: list[list[ir.Operati
                     if v != u and v not in succ[u]:
                         succ[u].add(v)
                         indeg[v] += 1
+    for op, v in extra:
+        u = unit_of.get(op, ("op", pos[op]))
+        if u != v and v not in succ[u]:
+            succ[u].add(v)
+            indeg[v] += 1
     first = {u: min(pos[o] for o in m) for u, m in units.items()}
     ready = [(first[u], u) for u, d in indeg.items() if d == 0]
     heapq.heapify(ready)
@@ -165,12 +172,17 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
     ops = ops[:-1]
     generics = [op for op in ops if op.name == GENERIC]
     groups = [[generics[m] for m in k.members] for k in kernels]
-    unit_of = {op: ("k", i) for i, g in enumerate(groups) for op in g}
+    copies = [frozenset(generics[m] for m in k.recomputed) for k in kernels]
+    unstored = [frozenset(generics[m] for m in k.unstored) | copies[i] for i, k in enumerate(kernels)]
+    unit_of = {op: ("k", i) for i, g in enumerate(groups) for op in g if op not in copies[i]}
+    in_block = set(ops)
+    extra = [(defining_op(v), ("k", i)) for i, cs in enumerate(copies) for c in cs
+             for v in list(c.operands) + _captured(c) if defining_op(v) in in_block]
     caller = ir.StringAttr(fn_op.attributes["sym_name"]).value
     names: list[str] = [""] * len(kernels)
     module_body = fn_op.parent.regions[0].blocks[0]
     calls_made = 0
-    for unit in _order(ops, unit_of, groups):
+    for unit in _order(ops, unit_of, extra):
         if unit[0] == "op":
             ops[unit[1]].move_before(terminator)
             continue
@@ -179,16 +191,19 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
         name = f"{caller}_k{calls_made}"
         calls_made += 1
         ip = ir.InsertionPoint(module_body)
-        kfn, args, results = _build_kernel(name, members, kernels[i], ip)
+        kfn, args, results = _build_kernel(name, members, kernels[i], ip, unstored[i])
         with ir.InsertionPoint(terminator), fn_op.location:
             call = func.CallOp([r.type for r in results], ir.FlatSymbolRefAttr.get(name), args)
         inside = set(members)
         for old, new in zip(results, call.results):
             for owner, k in [(u.owner.operation, u.operand_number) for u in old.uses]:
-                if owner not in inside:
+                # A member of another kernel that recomputes this value keeps reading its own copy.
+                j = unit_of.get(owner, ("op", -1))[1]
+                if owner not in inside and not (unit_of.get(owner, ("op",))[0] == "k"
+                                                and old.owner.operation in copies[j]):
                     owner.operands[k] = new
         names[i] = name
-    for g in groups:
-        for op in reversed(g):
-            op.erase()
+    position = {op: k for k, op in enumerate(generics)}
+    for op in sorted({op for g in groups for op in g}, key=position.get, reverse=True):
+        op.erase()      # users first; a recomputed producer sits in several groups but goes once
     return names

@@ -67,7 +67,7 @@ PASS_TESTS = ("tests/test_graph.py", "tests/test_rewrite.py", "tests/test_fusion
 # Not tests/test_groups_pass.py: it checks numerics through IREE (~100 s), too slow to run per mutant.
 GROUP_TESTS = ("tests/test_kernel_shape.py", "tests/test_peer_models.py", "tests/test_gathers.py")
 
-# In priority order: the small core modules first, then the larger ones.
+# In priority order: the small core modules first, then the larger ones, fastest tests first.
 STAGES = (
     Stage("graph", ("costfuse/graph.py",), PASS_TESTS),
     Stage("rewrite", ("costfuse/rewrite.py",), PASS_TESTS),
@@ -81,17 +81,18 @@ STAGES = (
     Stage("groups", ("costfuse/groups.py",), GROUP_TESTS),
     Stage("unit_reshapes", ("costfuse/unit_reshapes.py",), GROUP_TESTS),
     Stage("store", ("data/store.py",), ("tests/test_store.py",)),
+    Stage("featurize", ("featurize/features.py", "featurize/liveness.py"),
+          ("tests/test_features.py", "tests/test_liveness.py")),
+    Stage("outline", ("costfuse/outline.py",), GROUP_TESTS),
     Stage("cost_models_peers", ("costfuse/cost_models/inductor.py", "costfuse/cost_models/xla.py",
                                 "costfuse/cost_models/group_time.py"), GROUP_TESTS),
     Stage("cost_models_learned", ("costfuse/cost_models/learned.py", "costfuse/cost_models/forest.py",
                                   "costfuse/cost_models/bundle.py", "costfuse/cost_models/registry.py"),
           ("tests/test_learned.py", "tests/test_bundle.py")),
-    Stage("featurize", ("featurize/features.py", "featurize/liveness.py"),
-          ("tests/test_features.py", "tests/test_liveness.py")),
-    Stage("outline", ("costfuse/outline.py",), GROUP_TESTS),
+    Stage("lower_kernel", ("data/lower_kernel.py",),
+          ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py")),
     Stage("lower", ("data/lower.py", "data/lower_body.py", "data/lower_reduction.py"),
-          ("tests/data/test_lower.py",)),
-    Stage("lower_kernel", ("data/lower_kernel.py",), ("tests/data/test_lower_kernel.py",)),
+          ("tests/data/test_lower.py", "tests/data/test_lower_gather.py")),
     Stage("compile", ("data/compile.py",), ("tests/data/test_compile.py", "tests/data/test_cli_compile.py")),
 )
 
@@ -396,7 +397,9 @@ def main(argv: list[str] | None = None) -> int:
             old_config = WORK / stage.name / "pyproject.toml"
             old_config = old_config.read_text() if old_config.exists() else None
             changed = sources_changed(stage)
-            if changed:  # mutmut maps tests to functions once; a new or renamed function would get "no tests"
+            untested = args.rerun_survivors and any(
+                st == "no tests" for r in collect(stage, lines=False) for st in r.status.values())
+            if changed or untested:  # mutmut maps tests to functions once: recollect, or new code stays "no tests"
                 (WORK / stage.name / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
             root = build_stage(stage)
             changed = changed or old_config != (root / "pyproject.toml").read_text()  # e.g. its tests changed

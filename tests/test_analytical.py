@@ -315,3 +315,9 @@ def test_best_config_is_the_fastest_by_the_analytical_time():
         scores.configs[i], float(scores.time_s[i]), int(scores.hbm_bytes[i]), float(scores.regs[i]),
         float(scores.spill_bytes[i]), f"fastest of {len(scores.configs)} configs by the analytical time")
 
+
+
+def test_reason_prints_microseconds_at_three_digits():
+    # Times just under a rounding boundary (1.235 us, 2.345 us): any other unit would round up.
+    d = Analytical().decide_features(_f(bytes_total=1127997.6), _f(bytes_total=827998.8), _f(bytes_total=827998.8))
+    assert d.reason == "t 1.23 us <= 1 x 2.34 us (roofline + launch, no spill est.)"

@@ -147,3 +147,62 @@ def test_explain_names_match_the_outlined_functions(tmp_path, capsys):
         mode = line.split(": ", 1)[1].split()[0]
         fn = next(ln for ln in text.splitlines() if f"@{name}(" in ln and "func.func private" in ln)
         assert f'mode = "{mode}"' in fn
+
+
+RECOMPUTE = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @main(%x: tensor<64x1024xf32>) -> (tensor<64xf32>, tensor<64x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x1024xf32>
+  %er = tensor.empty() : tensor<64xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x1024xf32>) outs(%e : tensor<64x1024xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.mulf %i, %i : f32
+    linalg.yield %r : f32
+  } -> tensor<64x1024xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%er : tensor<64xf32>) -> tensor<64xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%p : tensor<64x1024xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%i: f32, %acc: f32):
+    %r = arith.addf %i, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  %a = tensor.expand_shape %s [[0, 1]] output_shape [8, 8] : tensor<64xf32> into tensor<8x8xf32>
+  %b = tensor.collapse_shape %a [[0, 1]] : tensor<8x8xf32> into tensor<64xf32>
+  %q = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %b : tensor<64x1024xf32>, tensor<64xf32>) outs(%e : tensor<64x1024xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %r = arith.divf %i, %j : f32
+    linalg.yield %r : f32
+  } -> tensor<64x1024xf32>
+  return %s, %q : tensor<64xf32>, tensor<64x1024xf32>
+}
+"""
+
+
+X, ROW = 64 * 1024 * 4, 64 * 4
+
+
+@pytest.mark.parametrize("model, recomputes, hbm", [
+    ("analytical", True, 3 * X + 2 * ROW),   # x read by both kernels, q written; the sum written and read
+    ("inductor", True, 3 * X + 2 * ROW),
+    ("always", False, 4 * X + 2 * ROW),      # p written by the sum's kernel and read back by q's
+    ("xla", False, 5 * X + 2 * ROW),         # all users or none: p stays a kernel of its own
+])
+def test_a_multi_use_producer_is_recomputed_or_stored_as_the_model_decides(model, recomputes, hbm):
+    """``p = x*x`` feeds a row sum and, through a reshape round trip that keeps them apart, a consumer
+    of that sum.  Recomputing ``p`` in the consumer stores it nowhere (analytical: faster; inductor:
+    one read and one op, so it inlines it); ``always`` and ``xla`` store it."""
+    from costfuse.data.lower_kernel import kernel_functions
+    from costfuse.data.verify_kernel import verify_kernel
+
+    after, p = grouped(RECOMPUTE, MODELS[model]())
+    verdicts = {d.verdict for d in p.decisions}
+    assert ("recompute" in verdicts) == recomputes
+    assert sum(r.kernel.estimate.hbm_bytes for r in p.kernels) == hbm
+    assert_same_semantics(RECOMPUTE, after, "main", seed=0)
+    module = parse_module(after)
+    for fn in kernel_functions(module):
+        verify_kernel(fn, seed=1)

@@ -115,13 +115,13 @@ def test_kernel_launch_checks_itself_and_converts_both_ways():
         KernelLaunch("x", 1, 1, 1)
     with pytest.raises(ValueError, match="^a pointwise launch has rblock 1, got 2$"):
         KernelLaunch("pointwise", 64, 2, 1)
-    launch = KernelLaunch("persistent", 2, 256, 4)
-    assert launch.as_config() == LaunchConfig(XBLOCK=2, RBLOCK=256, num_warps=4)
-    assert launch.elems_per_thread() == 4.0
+    launch = KernelLaunch("persistent", 2, 256, 8)
+    assert launch.as_config() == LaunchConfig(XBLOCK=2, RBLOCK=256, num_warps=8)
+    assert launch.elems_per_thread() == 2.0
     module = parse_module("func.func @f() { return }")
     with module.context:
         attr = launch.to_attr()
-        assert str(attr) == '{mode = "persistent", num_warps = 4 : i64, rblock = 256 : i64, xblock = 2 : i64}'
+        assert str(attr) == '{mode = "persistent", num_warps = 8 : i64, rblock = 256 : i64, xblock = 2 : i64}'
         assert KernelLaunch.from_attr(attr) == launch
         from iree.compiler import ir
 
@@ -129,6 +129,8 @@ def test_kernel_launch_checks_itself_and_converts_both_ways():
         with pytest.raises(ValueError, match=f"^{LAUNCH_ATTR} .* lacks num_warps; expected mode, xblock, rblock, "
                                              "num_warps$"):
             KernelLaunch.from_attr(partial)
+        with pytest.raises(ValueError, match=" lacks xblock, rblock, num_warps; "):
+            KernelLaunch.from_attr(ir.Attribute.parse('{mode = "looped"}'))
 
 
 def test_pointwise_space_starts_at_one_element_per_thread_and_falls_back_for_tiny_kernels():
@@ -195,6 +197,12 @@ _OUTSIDE = "from outside, neither a scalar constant nor a tensor it gathers from
      "a body op with regions"),
     (dict(body=["%r = arith.addf %s, %a : f32", "linalg.yield %r : f32"], args=", %s: f32"),
      f"its body uses a function argument {_OUTSIDE}"),
+    (dict(body=["%r = arith.addf %a, %s : f32", "linalg.yield %r : f32"], args=", %s: f32"),  # after an inside one
+     f"its body uses a function argument {_OUTSIDE}"),
+    (dict(body=["%r = arith.addf %a, %o : f32", "linalg.yield %r : f32"], ins="%y : tensor<4x2x8xf32>",
+          args=", %y: tensor<4x2x8xf32>", maps=("affine_map<(d0, d1, d2) -> (d0, d1, d2)>",
+                                                "affine_map<(d0, d1, d2) -> (d0, d2)>"),
+          iters=("parallel", "reduction", "parallel")), "a reduction loop that is not the innermost one"),
     (dict(body=["%q = arith.mulf %a, %c : f32", "%r = arith.addf %c, %t : f32", "linalg.yield %r : f32"],
           args=", %s: f32", pre="%c = arith.constant 2.0 : f32\n%t = arith.addf %s, %s : f32"),
      f"its body uses a arith.addf result {_OUTSIDE}"),
@@ -272,6 +280,101 @@ def test_reads_in_row_compares_loop_positions_of_the_read_result():
         assert not reads_in_row(p, 1, c, 0)  # result 1 is written transposed, read straight
         assert not reads_in_row(p, 0, c, 1)  # result 0 is written straight, read transposed
         assert reads_in_row(c, 0, d, 0)
-    module, bad = _op(["%r = arith.addf %s, %a : f32", "linalg.yield %r : f32"], args=", %s: f32")
-    with module.context:
+    bad_module, bad = _op(["%r = arith.addf %s, %a : f32", "linalg.yield %r : f32"], args=", %s: f32")
+    with bad_module.context:
         assert not reads_in_row(bad, 0, bad, 0)  # not groupable: never read in a row
+    good_module, good = _op(["linalg.yield %a : f32"])
+    with good_module.context:
+        assert not reads_in_row(good, 0, bad, 0) and not reads_in_row(bad, 0, good, 0)
+
+
+def test_flops_count_per_row_values_once_and_looped_recomputation():
+    from costfuse.data.mlir_text import Program, amap, ident, tensor
+
+    ty, rty = tensor((4, 8), "f32"), tensor((4,), "f32")
+    row = amap(2, "d0")
+    # rmsnorm-like: s = sum(x) (reduce, 1 flop), r = rsqrt(s) (one value per row, 2), y = x * r (full, 1)
+    p = Program([("%x", ty)])
+    s = p.generic([("%x", ty, ident(2))], rty, row, ["parallel", "reduction"], ["%r = arith.addf %a0, %o : f32", "yield %r"])
+    r = p.generic([(s, rty, ident(1))], rty, ident(1), ["parallel"], ["%r = math.rsqrt %a0 : f32", "yield %r"])
+    y = p.generic([("%x", ty, ident(2)), (r, rty, row)], ty, ident(2), ["parallel"] * 2,
+                  ["%r = arith.mulf %a0, %a1 : f32", "yield %r"])
+    module = parse_module(p.text(y, ty))
+    k = analyze_kernel(generics_in(function_blocks(module)[0]))
+    assert [m.role for m in k.members] == [REDUCE, ROWWISE, FULL]
+    assert k.flops("persistent") == k.flops("looped") == (1 * 8 + 2 * 1 + 1 * 8) * 4
+    # softmax-like: e = exp(x) (full, 4) is needed by the sum's pass and again by y = e / s (full, 2)
+    p = Program([("%x", ty)])
+    e = p.generic([("%x", ty, ident(2))], ty, ident(2), ["parallel"] * 2, ["%r = math.exp %a0 : f32", "yield %r"])
+    s = p.generic([(e, ty, ident(2))], rty, row, ["parallel", "reduction"], ["%r = arith.addf %a0, %o : f32", "yield %r"])
+    y = p.generic([(e, ty, ident(2)), (s, rty, row)], ty, ident(2), ["parallel"] * 2,
+                  ["%r = arith.divf %a0, %a1 : f32", "yield %r"])
+    module = parse_module(p.text(y, ty))
+    k = analyze_kernel(generics_in(function_blocks(module)[0]))
+    assert k.flops("persistent") == (4 * 8 + 1 * 8 + 2 * 8) * 4
+    assert k.flops("looped") == (4 * 8 * 2 + 1 * 8 + 2 * 8) * 4  # exp computed in both passes
+
+
+# --- unit-reshape folding in detail (the mutation check's survivors, experiments/results/mutation.md) ---
+def _reshape_program(reshape: str, src_ty: str, mid_ty: str, read: str, init_use: bool = False) -> str:
+    """``%m = reshape(%s)`` read by one generic over 4x8 through ``read`` (or used as its init)."""
+    ins, tys, maps = ("%x", "tensor<4x8xf32>", "") if init_use else ("%x, %m", f"tensor<4x8xf32>, {mid_ty}", f"({read}), ")
+    out, out_ty = ("%m", mid_ty) if init_use else ("%e", "tensor<4x8xf32>")
+    bargs = "%a: f32, %o: f32" if init_use else "%a: f32, %b: f32, %o: f32"
+    body = "%r = arith.addf %a, %o : f32" if init_use else "%r = arith.addf %a, %b : f32"
+    return f"""func.func @f(%x: tensor<4x8xf32>, %s: {src_ty}) -> {out_ty} {{
+  %m = {reshape}
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, {"" if init_use else f"affine_map<(d0, d1) -> {maps[:-2]}>, "}affine_map<(d0, d1) -> ({"d0, 0" if init_use else "d0, d1"})>],
+      iterator_types = ["parallel", "parallel"]}} ins({ins} : {tys}) outs({out} : {out_ty}) {{
+  ^bb0({bargs}):
+    {body}
+    linalg.yield %r : f32
+  }} -> {out_ty}
+  return %0 : {out_ty}
+}}"""
+
+
+@pytest.mark.parametrize("reshape, src, mid, read, moved, new_map", [
+    ("tensor.expand_shape %s [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>",
+     "tensor<4xf32>", "tensor<4x1xf32>", "d0, 0", 1, "(d0, d1) -> (d0)"),
+    ("tensor.expand_shape %s [[0, 1]] output_shape [1, 8] : tensor<8xf32> into tensor<1x8xf32>",
+     "tensor<8xf32>", "tensor<1x8xf32>", "0, d1", 1, "(d0, d1) -> (d1)"),
+    ("tensor.expand_shape %s [[0, 1], [2]] output_shape [1, 1, 8] : tensor<1x8xf32> into tensor<1x1x8xf32>",
+     "tensor<1x8xf32>", "tensor<1x1x8xf32>", "0, 0, d1", 1, "(d0, d1) -> (0, d1)"),
+    ("tensor.collapse_shape %s [[0, 1]] : tensor<4x1xf32> into tensor<4xf32>",
+     "tensor<4x1xf32>", "tensor<4xf32>", "d0", 1, "(d0, d1) -> (d0, 0)"),
+    ("tensor.collapse_shape %s [[0, 1]] : tensor<1x8xf32> into tensor<8xf32>",
+     "tensor<1x8xf32>", "tensor<8xf32>", "d1", 1, "(d0, d1) -> (0, d1)"),
+    ("tensor.expand_shape %s [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>",   # not unit dims
+     "tensor<8xf32>", "tensor<2x4xf32>", "d0 floordiv 2, d1 floordiv 2", 0, None),
+    ("tensor.collapse_shape %s [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>",
+     "tensor<2x4xf32>", "tensor<8xf32>", "d1", 0, None),
+])
+def test_unit_reshapes_fold_into_the_reading_map(reshape, src, mid, read, moved, new_map):
+    module = parse_module(_reshape_program(reshape, src, mid, read))
+    with module.context:
+        block = function_blocks(module)[0]
+        assert fold_unit_reshapes(block) == moved
+        (op,) = generics_in(block)
+        names = [o.operation.name for o in block.operations]
+        if moved:
+            assert str(op.attributes["indexing_maps"]).split(", affine_map<")[1] == f"{new_map}>"
+            assert op.operands[1] == block.arguments[1] and not any(n.startswith("tensor.") and "shape" in n
+                                                                    for n in names)
+        else:
+            assert sum(n in ("tensor.expand_shape", "tensor.collapse_shape") for n in names) == 1
+            assert op.operands[1] != block.arguments[1]
+
+
+def test_unit_reshapes_used_as_an_init_or_outside_generics_stay():
+    expand = "tensor.expand_shape %s [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>"
+    module = parse_module(_reshape_program(expand, "tensor<4xf32>", "tensor<4x1xf32>", "", init_use=True))
+    with module.context:
+        assert fold_unit_reshapes(function_blocks(module)[0]) == 0
+    module = parse_module("""func.func @f(%s: tensor<4xf32>) -> tensor<4x1xf32> {
+  %m = tensor.expand_shape %s [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  return %m : tensor<4x1xf32>
+}""")
+    with module.context:
+        assert fold_unit_reshapes(function_blocks(module)[0]) == 0

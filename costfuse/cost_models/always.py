@@ -23,6 +23,9 @@ class Always(CostModel):
     def merge_verdict(self, a, b, ab, merged) -> MergeVerdict:
         return MergeVerdict(True, 0.0, "always: the largest legal group")
 
+    def recompute_verdict(self, a, b, a_after, b_after, merged_b, producer_op=None) -> MergeVerdict:
+        return MergeVerdict(False, 0.0, "always stores a producer with several users (upstream recomputes none)")
+
 
 def heuristic_estimate(shape, reason: str) -> GroupEstimate:
     """A kernel at :func:`costfuse.launch.heuristic_launch`, with its HBM bytes."""

@@ -131,6 +131,19 @@ class CostModel(ABC):
             return MergeVerdict(True, saving, f"saves {saving * 1e6:.2f} us ({ab.time_s * 1e6:.2f} vs {apart * 1e6:.2f})")
         return MergeVerdict(False, saving, f"slower merged: {ab.time_s * 1e6:.2f} us vs {apart * 1e6:.2f} apart")
 
+    def recompute_verdict(self, a: GroupEstimate, b: GroupEstimate, a_after: GroupEstimate | None,
+                          b_after: GroupEstimate, merged_b, producer_op=None) -> MergeVerdict:
+        """Whether kernel ``b`` should recompute a producer of kernel ``a`` (``producer_op``) instead of
+        reading what ``a`` stores.  ``a_after``: ``a`` once it no longer stores that value (``None``:
+        ``a`` then stores nothing and goes).  By default: iff the two kernels are no slower after."""
+        before = a.time_s + b.time_s
+        after = (0.0 if a_after is None else a_after.time_s) + b_after.time_s
+        saving = before - after
+        gone = "; the producer's kernel goes" if a_after is None else ""
+        if after <= (1.0 - getattr(self, "margin", 0.0)) * before:
+            return MergeVerdict(True, saving, f"recompute saves {saving * 1e6:.2f} us{gone}")
+        return MergeVerdict(False, saving, f"recompute is slower: {after * 1e6:.2f} us vs {before * 1e6:.2f}{gone}")
+
     @abstractmethod
     def decide(self, candidate: FusionCandidate) -> Decision:
         """Whether to fuse ``candidate.producer`` into ``candidate.consumer``."""

@@ -234,6 +234,15 @@ class Inductor(CostModel):
         return MergeVerdict(True, saved, f"inductor fuses every legal pair: {size} members <= {MAX_FUSION_SIZE}, "
                                          f"score = {saved / 1e6:.3f} MB saved")
 
+    def recompute_verdict(self, a, b, a_after, b_after, merged_b, producer_op=None) -> MergeVerdict:
+        """I7: recompute a multi-use producer in each user unless it reads > 4 buffers or has > 30 ops;
+        priority = bytes saved, as for merges."""
+        store, why = realize_on_reuse(producer_op)
+        saved = float(a.hbm_bytes + b.hbm_bytes - (0 if a_after is None else a_after.hbm_bytes) - b_after.hbm_bytes)
+        if store:
+            return MergeVerdict(False, saved, f"inductor realizes the producer: {why}")
+        return MergeVerdict(True, max(saved, 0.0), f"inductor inlines the producer: {why}")
+
     def decide(self, candidate: FusionCandidate) -> Decision:
         """v1 edges: ``max_fusion_size`` on the chain, and I7 for a producer with other users."""
         chain = candidate.chain_length

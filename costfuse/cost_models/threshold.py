@@ -47,3 +47,6 @@ class Threshold(CostModel):
         if ops > self.max_body_ops:
             return MergeVerdict(False, 0.0, f"body ops {ops} > {self.max_body_ops}")
         return MergeVerdict(True, 0.0, f"group size {size} <= {self.max_chain_length}, body ops {ops} <= {self.max_body_ops}")
+
+    def recompute_verdict(self, a, b, a_after, b_after, merged_b, producer_op=None) -> MergeVerdict:
+        return MergeVerdict(False, 0.0, "threshold stores a producer with several users")

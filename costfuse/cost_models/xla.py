@@ -146,6 +146,11 @@ class Xla(CostModel):
             return MergeVerdict(False, priority, f"{verdict} < 0: never fused")
         return MergeVerdict(True, priority, f"{verdict} >= 0")
 
+    def recompute_verdict(self, a, b, a_after, b_after, merged_b, producer_op=None) -> MergeVerdict:
+        """Not modelled: XLA duplicates a producer into its users only as part of fusing it into all of
+        them at once (X1), which formation's one-pair-at-a-time merges cannot express; it stores it."""
+        return MergeVerdict(False, 0.0, "xla: a producer fuses into all of its users at once or is stored")
+
     def decide(self, candidate: FusionCandidate) -> Decision:
         """v1 edges: all users or none, the operand budget, and a tile that fits for the fused op."""
         from costfuse.graph import num_inputs
