@@ -33,6 +33,7 @@ import argparse
 import datetime
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -326,9 +327,10 @@ def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], 
 
     lines = [
         "# Mutation testing (issue #15)", "",
-        f"Command (from the repo root): `{command}`  ",
+        f"Command (from the repo root): `{command}` (resumes; it retests only changed code, and "
+        "`--rerun-survivors` retests the survivors after tests were added)  ",
         f"Tool: mutmut {version('mutmut')}, one test process at a time under `nice -n 19`, each stage against only "
-        f"its own fast test files (pytest `{' '.join(PYTEST_ARGS)}`).  ",
+        f"its own fast test files (pytest `{shlex.join(PYTEST_ARGS)}`).  ",
         f"Written {datetime.date.today().isoformat()}; a periodic check, not part of CI. "
         "Rerun the same command to resume or refresh; README's Development section says more.", "",
         "Score = (killed + timed out + crashed) / (mutants - equivalent): a mutant that hangs its tests or "
@@ -391,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in args.stages if n not in by_name]
     if unknown:
         ap.error(f"unknown stage(s) {', '.join(unknown)}; known: {', '.join(by_name)}")
-    command = "python experiments/mutation.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    command = "python experiments/mutation.py"  # the report's command: what refreshes every stage
     if not args.report_only:
         for stage in [by_name[n] for n in args.stages] or STAGES:
             old_config = WORK / stage.name / "pyproject.toml"

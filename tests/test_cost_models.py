@@ -190,3 +190,26 @@ def test_group_estimate_line_and_the_base_defaults():
         Timed().best_config(None)
     assert Timed().decide_batch(["a", "b"]) == [Decision(True, "a"), Decision(True, "b")]
 
+
+
+def test_default_recompute_rule_compares_both_kernels_before_and_after():
+    a, b = _est(1.0), _est(2.0)  # seconds
+    assert Timed().recompute_verdict(a, b, _est(0.5), _est(2.5), None) == MergeVerdict(
+        True, 0.0, "recompute saves 0.00 us")
+    assert Timed().recompute_verdict(a, b, None, _est(2.5), None) == MergeVerdict(
+        True, 0.5, "recompute saves 500000.00 us; the producer's kernel goes")
+    assert Timed().recompute_verdict(a, b, _est(1.0), _est(2.5), None) == MergeVerdict(
+        False, -0.5, "recompute is slower: 3500000.00 us vs 3000000.00")
+    assert Timed().recompute_verdict(a, b, None, _est(4.0), None) == MergeVerdict(
+        False, -1.0, "recompute is slower: 4000000.00 us vs 3000000.00; the producer's kernel goes")
+    # a margin of 0.5: 2.5 s after against 3 s before is not enough
+    assert not TimedWithMargin().recompute_verdict(a, b, None, _est(2.5), None).merge
+    assert TimedWithMargin().recompute_verdict(a, b, None, _est(1.5), None).merge
+
+
+def test_always_and_threshold_store_rather_than_recompute():
+    a = _est(1.0)
+    assert Always().recompute_verdict(a, a, a, a, None) == MergeVerdict(
+        False, 0.0, "always stores a producer with several users (upstream recomputes none)")
+    assert Threshold().recompute_verdict(a, a, a, a, None) == MergeVerdict(
+        False, 0.0, "threshold stores a producer with several users")

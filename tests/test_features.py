@@ -180,3 +180,25 @@ def test_op_class_of_unlisted_math_is_transcendental():
     assert op_class("math.atan2") == "transcendental"
     assert op_class("math.sqrt") == "div_sqrt"
     assert op_class("linalg.index") == "other"
+
+
+def test_analyze_text_reads_the_first_generic_and_refuses_what_does_not_parse():
+    from costfuse.featurize.features import analyze_text
+    from costfuse.ir import new_context
+
+    module = parse_module(MIXED)
+    with module.context:
+        want = analyze_generic(find_generic(module)).values
+    assert analyze_text(MIXED, new_context()).values == want
+    with pytest.raises(FeatureError, match="^unparsable IR: "):
+        analyze_text("func.func @f( {", new_context())
+    with pytest.raises(FeatureError, match="^module has no linalg.generic$"):
+        analyze_text("func.func @f() { return }", new_context())
+
+
+def test_launch_params_default_rblock_and_attribute_configs():
+    from types import SimpleNamespace
+
+    assert launch_params({"XBLOCK": 64, "num_warps": 2}) == (64, 1, 2)
+    assert launch_params(SimpleNamespace(XBLOCK=64, num_warps=2)) == (64, 1, 2)
+    assert launch_params({"xblock": 8, "rblock": None, "num_warps": 4}) == (8, 1, 4)

@@ -151,3 +151,17 @@ def test_producer_read_twice_is_fused_through_both_reads_when_recomputation_is_a
     module.operation.verify()
     with module.context:
         assert len(generics_in(function_blocks(module)[0])) == 1
+
+
+def test_pipeline_cleans_up_by_default_and_returns_each_runs_own_records():
+    from costfuse.fusion_pass import run_pipeline, run_with_cleanup
+
+    fusion = FusionPass(Always())
+    module = parse_module(CORPUS["chain_f32"]())
+    first = run_with_cleanup(module, fusion, fusion.decisions)  # cleanup by default: cse merges the empties
+    assert len(first) == 4 and str(module).count("tensor.empty") == 1
+    second = run_pipeline(parse_module(_fan_in()), fusion)
+    assert len(second) == 2 and fusion.decisions == first + second
+    kept = parse_module(CORPUS["chain_f32"]())
+    run_with_cleanup(kept, FusionPass(Always()), [], cleanup=False)
+    assert str(kept).count("tensor.empty") > 1

@@ -378,3 +378,396 @@ def test_unit_reshapes_used_as_an_init_or_outside_generics_stay():
 }""")
     with module.context:
         assert fold_unit_reshapes(function_blocks(module)[0]) == 0
+
+
+# --- kernel shapes in detail (the mutation check's survivors, experiments/results/mutation.md) ---
+def _shape(p, result, result_ty):
+    """(module, the kernel of every generic of ``p``'s function)."""
+    module = parse_module(p.text(result, result_ty))
+    return module, analyze_kernel(generics_in(function_blocks(module)[0]))
+
+
+def test_gathered_bytes_are_the_elements_read_times_the_passes_computing_them():
+    from costfuse.data.mlir_text import Program, amap, ident, tensor
+
+    ty, rty, tt = tensor((4, 8), "f32"), tensor((4,), "f32"), tensor((8,), "f32")
+    gather = ["%i = linalg.index 1 : index", "%g = tensor.extract %t[%i] : tensor<8xf32>",
+              "%h = tensor.extract %t[%i] : tensor<8xf32>"]
+    # e = exp(x + t[j] + t[j]) is needed by the row sum (pass 0) and by y = e / sum (pass 1)
+    p = Program([("%x", ty), ("%t", tt)])
+    e = p.generic([("%x", ty, ident(2))], ty, ident(2), ["parallel"] * 2,
+                  gather + ["%s = arith.addf %a0, %g : f32", "%u = arith.addf %s, %h : f32", "%r = math.exp %u : f32",
+                            "yield %r"])
+    s = p.generic([(e, ty, ident(2))], rty, amap(2, "d0"), ["parallel", "reduction"],
+                  ["%r = arith.addf %a0, %o : f32", "yield %r"])
+    y = p.generic([(e, ty, ident(2)), (s, rty, amap(2, "d0"))], ty, ident(2), ["parallel"] * 2,
+                  ["%r = arith.divf %a0, %a1 : f32", "yield %r"])
+    _m, k = _shape(p, y, ty)
+    t, x = k.inputs
+    assert (t.nbytes, t.readers, t.gathers) == (32, (), ((0, 2),))
+    # 32 loop points x 2 extracts x 4 bytes, once persistent, in both passes looped
+    assert (k.input_bytes(t, "persistent"), k.input_bytes(t, "looped")) == (256, 512)
+    assert (k.input_bytes(x, "persistent"), k.input_bytes(x, "looped")) == (128, 256)
+    # A tensor read through a map and gathered too counts the mapped read only.
+    p = Program([("%x", ty)])
+    v = p.generic([("%x", ty, ident(2))], ty, ident(2), ["parallel"] * 2,
+                  ["%i = linalg.index 0 : index", "%j = linalg.index 1 : index",
+                   "%g = tensor.extract %x[%i, %j] : tensor<4x8xf32>", "%h = tensor.extract %x[%i, %j] : tensor<4x8xf32>",
+                   "%s = arith.addf %g, %h : f32", "%r = arith.addf %a0, %s : f32", "yield %r"])
+    _m, both = _shape(p, v, ty)
+    (only,) = both.inputs
+    assert only.readers == (0,) and only.gathers == ((0, 2),) and both.input_bytes(only, "looped") == 128
+
+
+def test_a_per_row_member_gathers_once_even_in_a_looped_kernel():
+    from costfuse.data.mlir_text import Program, amap, ident, tensor
+
+    ty, rty = tensor((4, 8), "f32"), tensor((4,), "f32")
+    p = Program([("%x", ty), ("%t", rty)])
+    s = p.generic([("%x", ty, ident(2))], rty, amap(2, "d0"), ["parallel", "reduction"],
+                  ["%r = arith.addf %a0, %o : f32", "yield %r"])
+    r = p.generic([(s, rty, ident(1))], rty, ident(1), ["parallel"],
+                  ["%i = linalg.index 0 : index", "%g = tensor.extract %t[%i] : tensor<4xf32>",
+                   "%r = arith.mulf %a0, %g : f32", "yield %r"])
+    y = p.generic([("%x", ty, ident(2)), (r, rty, amap(2, "d0"))], ty, ident(2), ["parallel"] * 2,
+                  ["%r = arith.mulf %a0, %a1 : f32", "yield %r"])
+    _m, k = _shape(p, y, ty)
+    t = next(i for i in k.inputs if i.gathers)
+    assert k.members[1].role == ROWWISE and k.input_bytes(t, "looped") == k.input_bytes(t, "persistent") == 16
+
+
+def test_inputs_read_in_some_passes_only_and_per_row_inputs():
+    from costfuse.data.mlir_text import Program, amap, ident, tensor
+
+    ty, rty = tensor((4, 8), "f32"), tensor((4,), "f32")
+    row = amap(2, "d0")
+    # s = sum(x) (pass 0); r = rsqrt(s) * g (per row, reads g); y = x * r * w (pass 1, reads w)
+    p = Program([("%x", ty), ("%g", rty), ("%w", ty)])
+    s = p.generic([("%x", ty, ident(2))], rty, row, ["parallel", "reduction"], ["%r = arith.addf %a0, %o : f32", "yield %r"])
+    r = p.generic([(s, rty, ident(1)), ("%g", rty, ident(1))], rty, ident(1), ["parallel"],
+                  ["%q = math.rsqrt %a0 : f32", "%r = arith.mulf %q, %a1 : f32", "yield %r"])
+    y = p.generic([("%x", ty, ident(2)), (r, rty, row), ("%w", ty, ident(2))], ty, ident(2), ["parallel"] * 2,
+                  ["%t = arith.mulf %a0, %a1 : f32", "%r = arith.mulf %t, %a2 : f32", "yield %r"])
+    _m, k = _shape(p, y, ty)
+    x, g, w = k.inputs
+    assert [k.passes_reading(i, "looped") for i in (x, g, w)] == [2, 1, 1]
+    assert [k.passes_reading(i, "persistent") for i in (x, g, w)] == [1, 1, 1]
+    # live full-row values: x from s to y, then y's own result (w is loaded in y's step)
+    assert k.live_full == 3
+
+
+@pytest.mark.parametrize("members, live", [
+    # a = exp(x) stored, unused later; b = -x; c = |b|; d = c + x + y + z: at d, x a c d y z are live
+    ("stored_early", 6),
+    # a = exp(x) stored; b..e a chain from x, e stored: a stays live to the end, each chain value one step
+    ("stored_then_chain", 3),
+    ("reduce_only", 1),
+    ("per_row_chain", 1),
+])
+def test_live_full_row_values_at_the_worst_member(members, live):
+    from costfuse.data.mlir_text import Program, amap, ident, tensor
+
+    ty, rty = tensor((4, 8), "f32"), tensor((4,), "f32")
+    m2, par = ident(2), ["parallel"] * 2
+    if members == "stored_early":
+        p = Program([("%x", ty), ("%y", ty), ("%z", ty)])
+        a = p.generic([("%x", ty, m2)], ty, m2, par, ["%r = math.exp %a0 : f32", "yield %r"])
+        b = p.generic([("%x", ty, m2)], ty, m2, par, ["%r = arith.negf %a0 : f32", "yield %r"])
+        c = p.generic([(b, ty, m2)], ty, m2, par, ["%r = math.absf %a0 : f32", "yield %r"])
+        d = p.generic([(c, ty, m2), ("%x", ty, m2), ("%y", ty, m2), ("%z", ty, m2)], ty, m2, par,
+                      ["%s = arith.addf %a0, %a1 : f32", "%t = arith.addf %s, %a2 : f32", "%r = arith.addf %t, %a3 : f32",
+                       "yield %r"])
+        p.raw(f"%both = tensor.concat dim(0) {a}, {d} : ({ty}, {ty}) -> tensor<8x8xf32>")
+        module = parse_module(p.text("%both", "tensor<8x8xf32>"))
+    elif members == "stored_then_chain":
+        p = Program([("%x", ty)])
+        a = p.generic([("%x", ty, m2)], ty, m2, par, ["%r = math.exp %a0 : f32", "yield %r"])
+        v = "%x"
+        for op in ("arith.negf", "math.absf", "math.exp", "arith.negf"):
+            v = p.generic([(v, ty, m2)], ty, m2, par, [f"%r = {op} %a0 : f32", "yield %r"])
+        p.raw(f"%both = tensor.concat dim(0) {a}, {v} : ({ty}, {ty}) -> tensor<8x8xf32>")
+        module = parse_module(p.text("%both", "tensor<8x8xf32>"))
+    else:
+        kd = tensor((4, 1), "f32")  # keepdim values: every member is one value per row, nothing full-row
+        p = Program([("%x", ty if members == "reduce_only" else kd)])
+        if members == "reduce_only":
+            out = (p.generic([("%x", ty, m2)], rty, amap(2, "d0"), ["parallel", "reduction"],
+                             ["%r = arith.addf %a0, %o : f32", "yield %r"]), rty)
+        else:
+            v = p.generic([("%x", kd, m2)], kd, m2, par, ["%r = math.exp %a0 : f32", "yield %r"])
+            out = (p.generic([(v, kd, m2)], kd, m2, par, ["%r = arith.negf %a0 : f32", "yield %r"]), kd)
+        module = parse_module(p.text(*out))
+    k = analyze_kernel(generics_in(function_blocks(module)[0]))
+    assert k.live_full == live
+
+
+def test_an_init_the_body_reads_is_an_input_and_one_it_does_not_is_free():
+    from costfuse.data.mlir_text import Program, ident, tensor
+
+    ty = tensor((4, 8), "f32")
+    for body, inputs in ((["%r = arith.addf %a0, %o : f32", "yield %r"], 2), (["%r = math.exp %a0 : f32", "yield %r"], 1)):
+        p = Program([("%x", ty), ("%acc", ty)])
+        v = p.generic([("%x", ty, ident(2))], ty, ident(2), ["parallel"] * 2, body, init="%acc")
+        _m, k = _shape(p, v, ty)
+        assert len(k.inputs) == inputs
+
+
+def test_index_tensors_count_eight_bytes_and_two_words():
+    module, op = _op(["%r = arith.addi %a, %a : index", "linalg.yield %r : index"], args=", %y: tensor<4x8xindex>",
+                     ins="%y : tensor<4x8xindex>", out="tensor<4x8xindex>", bargs="%a: index, %o: index")
+    with module.context:
+        k = analyze_kernel([op])
+    assert k.inputs[0].nbytes == 4 * 8 * 8 and k.words == 2  # index has no width: taken as 64 bits
+
+
+def _kernel_of(text: str, members=None):
+    """The kernel of the function's generics (``members``: their indices), or the NotAKernel raised."""
+    module = parse_module(text)
+    ops = generics_in(function_blocks(module)[0])
+    try:
+        return module, analyze_kernel([ops[i] for i in (members if members is not None else range(len(ops)))])
+    except NotAKernel as err:
+        return module, err
+
+
+def _program(args, gens, result_ty, pre=()):
+    """A function of ``args`` computing ``gens`` (Program.generic argument tuples, with an optional
+    init last; results are named %v2, %v4, ... after each generic's tensor.empty) and returning the last."""
+    from costfuse.data.mlir_text import Program
+
+    p = Program(args)
+    for line in pre:
+        p.raw(line)
+    for g in gens:
+        result = p.generic(*g[:5], init=g[5] if len(g) > 5 else None)
+    return p.text(result, result_ty)
+
+
+def test_not_a_kernel_reasons_are_exact():
+    from costfuse.data.mlir_text import amap, ident, tensor
+
+    ty, tt, rty = tensor((4, 8), "f32"), tensor((8, 4), "f32"), tensor((4,), "f32")
+    id2, par = ident(2), ["parallel"] * 2
+    add = ["%r = arith.addf %a0, %a0 : f32", "yield %r"]
+    # two unrelated generics over 4x8 and 8x4
+    text = _program([("%x", ty), ("%y", tt)], [([("%x", ty, id2)], ty, id2, par, add)], ty)
+    text = text.replace("  return", f"  %w = tensor.empty() : {tt}\n  %u = linalg.generic {{indexing_maps = [{id2}, {id2}], "
+                        f'iterator_types = ["parallel", "parallel"]}} ins(%y : {tt}) outs(%w : {tt}) {{\n  ^bb0(%a: f32, %o: f32):\n'
+                        "    linalg.yield %a : f32\n  } -> " + tt + "\n  return")
+    _m, err = _kernel_of(text)
+    assert str(err) == "members have different loop extents [(4, 8), (8, 4)]"
+    # a reduction over rows of 4 and a full-row member over rows of 8
+    _m, err = _kernel_of(_program([("%x", ty), ("%z", tensor((4, 8, 2), "f32"))], [
+        ([("%x", ty, id2)], rty, amap(2, "d0"), ["parallel", "reduction"], add),
+        ([("%z", tensor((4, 8, 2), "f32"), ident(3))], tensor((4, 8, 2), "f32"), ident(3), ["parallel"] * 3, add)],
+        tensor((4, 8, 2), "f32")))
+    assert str(err) == "a member over loops (4, 8) does not fit rows (4, 8) x 2"
+    # one member that cannot be grouped alone, and the same one among others
+    scalar = [("%x", ty, id2)], ty, id2, par, ["%r = arith.addf %a0, %s : f32", "yield %r"]
+    text = _program([("%x", ty), ("%s", "f32")], [scalar, ([("%v2", ty, id2)], ty, id2, par, add)], ty)
+    why = "its body uses a function argument from outside, neither a scalar constant nor a tensor it gathers from"
+    assert str(_kernel_of(text, [0])[1]) == why
+    assert str(_kernel_of(text)[1]) == f"a member is not groupable: {why}"
+    # a member initialized from another member's result; a member read transposed
+    text = _program([("%x", ty)], [([("%x", ty, id2)], ty, id2, par, add),
+                                   ([("%x", ty, id2)], ty, id2, par, ["%r = arith.addf %a0, %o : f32", "yield %r"], "%v2")], ty)
+    assert str(_kernel_of(text)[1]) == "a member is initialized from another member's result"
+    sq = tensor((8, 8), "f32")
+    text = _program([("%x", sq)], [([("%x", sq, id2)], sq, id2, par, add),
+                                   ([("%v2", sq, amap(2, "d1, d0"))], sq, id2, par, add)], sq)
+    assert str(_kernel_of(text)[1]) == "a member reads another member's result at a different row or column"
+    # a member gathering from another member's result
+    gather = ["%i = linalg.index 1 : index", "%g = tensor.extract %v2[%i, %i] : tensor<8x8xf32>",
+              "%r = arith.addf %a0, %g : f32", "yield %r"]
+    text = _program([("%x", sq)], [([("%x", sq, id2)], sq, id2, par, add), ([("%x", sq, id2)], sq, id2, par, gather)], sq)
+    assert str(_kernel_of(text)[1]) == ("a member gathers (tensor.extract) from another member's result, "
+                                        "which the kernel never holds in memory")
+
+
+def test_inits_cost_nothing_when_empty_filled_with_a_constant_or_unread():
+    from costfuse.data.mlir_text import amap, ident, tensor
+
+    ty, rty, id2 = tensor((4, 8), "f32"), tensor((4,), "f32"), ident(2)
+    acc = ["%r = arith.addf %a0, %o : f32", "yield %r"]
+    red = ([("%x", ty, id2)], rty, amap(2, "d0"), ["parallel", "reduction"], acc)
+    fill = ["%c = arith.constant 0.0 : f32", f"%e0 = tensor.empty() : {rty}",
+            f"%zero = linalg.fill ins(%c : f32) outs(%e0 : {rty}) -> {rty}",
+            f"%argfill = linalg.fill ins(%s : f32) outs(%e0 : {rty}) -> {rty}",
+            f"%filledarg = linalg.fill ins(%c : f32) outs(%acc : {rty}) -> {rty}"]  # a constant into an argument
+    args = [("%x", ty), ("%s", "f32"), ("%acc", rty)]
+    for init, inputs in ((None, 1), ("%zero", 1), ("%argfill", 2), ("%acc", 2), ("%filledarg", 2)):
+        _m, k = _kernel_of(_program(args, [red + (init,)], rty, pre=fill), [0])
+        assert len(k.inputs) == inputs, init
+    # the init of a reduction computed by a generic outside the kernel is read from HBM
+    text = _program(args, [([("%x", ty, id2)], rty, amap(2, "d0"), ["parallel", "reduction"], acc),
+                           ([("%x", ty, id2)], rty, amap(2, "d0"), ["parallel", "reduction"], acc, "%v2")], rty)
+    _m, k = _kernel_of(text, [1])
+    assert len(k.inputs) == 2
+    # two results: the first init is free, the second is read by the body
+    two = """func.func @f(%x: tensor<4x8xf32>, %acc: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0:2 = linalg.generic {indexing_maps = [#m, #m, #m], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e, %acc : tensor<4x8xf32>, tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32, %p: f32):
+    %r = arith.addf %p, %p : f32
+    linalg.yield %r, %r : f32, f32
+  } -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return %0#1 : tensor<4x8xf32>
+}"""
+    _m, k = _kernel_of("#m = affine_map<(d0, d1) -> (d0, d1)>\n" + two)
+    assert len(k.inputs) == 2
+
+
+def test_constants_cost_no_flops_and_64_bit_members_take_two_words():
+    from costfuse.data.mlir_text import ident, tensor
+
+    for dtype, words in (("f32", 1), ("f64", 2)):
+        ty = tensor((4, 8), dtype)
+        text = _program([("%x", ty)], [([("%x", ty, ident(2))], ty, ident(2), ["parallel"] * 2,
+                                         [f"%c = arith.constant 2.0 : {dtype}", f"%r = arith.mulf %a0, %c : {dtype}",
+                                          "yield %r"])], ty)
+        _m, k = _kernel_of(text)
+        assert (k.members[0].flops, k.words) == (1, words)
+
+
+def test_keepdim_only_members_make_a_pointwise_kernel_over_their_loops():
+    from costfuse.data.mlir_text import ident, tensor
+
+    kd, id2 = tensor((4, 1), "f32"), ident(2)
+    text = _program([("%x", kd)], [([("%x", kd, id2)], kd, id2, ["parallel"] * 2, ["%r = math.exp %a0 : f32", "yield %r"]),
+                                   ([("%v2", kd, id2)], kd, id2, ["parallel"] * 2,
+                                    ["%r = arith.negf %a0 : f32", "yield %r"])], kd)
+    _m, k = _kernel_of(text)
+    assert (k.rows, k.n, k.pointwise) == ((4, 1), 1, True)
+
+
+# --- group formation in detail (costfuse/groups.py; the mutation check's survivors) ----------
+def _chain_block(length: int = 2):
+    from costfuse.data.mlir_text import Program, ident, tensor
+
+    ty = tensor((4, 8), "f32")
+    p = Program([("%x", ty)])
+    v = "%x"
+    for op in ("math.exp", "arith.negf", "math.absf")[:length]:
+        v = p.generic([(v, ty, ident(2))], ty, ident(2), ["parallel"] * 2, [f"%r = {op} %a0 : f32", "yield %r"])
+    module = parse_module(p.text(v, ty))
+    return module, function_blocks(module)[0]
+
+
+def test_group_labels_and_decision_lines():
+    from costfuse.cost_models.base import GroupEstimate
+    from costfuse.groups import GroupDecision, label
+
+    assert label([4, 0, 2], recomputed=[2]) == "g1+g3'+g5" and label([1]) == "g2"
+    est = GroupEstimate(KernelLaunch("pointwise", 1024, 1, 4), 1e-6, 1000)
+    assert GroupDecision("keep", "g1", "g2", "why").line() == "keep  g1 + g2: why"
+    assert GroupDecision("merge", "g1", "g2", "why", est).line() == f"merge g1 + g2: why [{est.line()}]"
+
+
+def test_always_merges_a_chain_into_one_kernel_with_every_decision():
+    from costfuse.cost_models import Always
+    from costfuse.groups import form_groups
+
+    _m, block = _chain_block(3)
+    kernels, decisions = form_groups(block, Always())
+    (k,) = kernels
+    assert (k.members, k.recomputed, k.unstored, k.label) == ((0, 1, 2), (), (), "g1+g2+g3")
+    want = Always().best_config(k.shape)  # NaN times: compare the rest
+    assert (k.estimate.launch, k.estimate.hbm_bytes, k.estimate.reason) == (want.launch, want.hbm_bytes, want.reason)
+    assert [(d.a, d.b, d.reason) for d in decisions if d.verdict == "merge"] == [
+        ("g1", "g2", "always: the largest legal group"), ("g1+g2", "g3", "always: the largest legal group")]
+
+
+def test_a_model_that_accepts_no_config_keeps_every_kernel_at_the_heuristic():
+    import math
+    from dataclasses import dataclass
+
+    from costfuse.cost_models import CostModel, Decision
+    from costfuse.groups import form_groups
+
+    @dataclass
+    class NoConfig(CostModel):
+        name = "noconfig"
+
+        def decide(self, candidate):
+            return Decision(False, "")
+
+        def best_config(self, shape):
+            return None
+
+    _m, block = _chain_block(2)
+    kernels, decisions = form_groups(block, NoConfig())
+    assert [(d.verdict, d.a, d.b, d.reason) for d in decisions] == [
+        ("keep", "g1", "g2", "noconfig accepts no config for the merged kernel")]
+    for k, member in zip(kernels, (0, 1)):
+        launch = heuristic_launch(k.shape)
+        assert k.members == (member,) and (k.estimate.launch, k.estimate.hbm_bytes) == (launch, k.shape.hbm_bytes(launch.mode))
+        assert k.estimate.reason == "noconfig accepts no config: heuristic config" and math.isnan(k.estimate.time_s)
+
+
+def test_a_generic_that_is_no_row_kernel_stays_alone_at_v1s_config():
+    from costfuse.cost_models import Always
+    from costfuse.groups import form_groups
+
+    # an outer reduction (not groupable) feeding an elementwise op
+    module, op = _op(["%r = arith.addf %a, %o : f32", "linalg.yield %r : f32"],
+                     maps=(_ID2, "affine_map<(d0, d1) -> (d1)>"), iters=("reduction", "parallel"), out="tensor<8xf32>")
+    with module.context:
+        kernels, decisions = form_groups(function_blocks(module)[0], Always())
+        (k,) = kernels
+        assert (k.members, k.shape, decisions) == ((0,), None, [])
+        est = k.estimate
+        assert (est.launch.mode, est.hbm_bytes, est.reason) == ("persistent", 4 * 8 * 4 + 8 * 4, "not a row kernel: v1 config")
+
+
+def test_dynamic_reshapes_stay_and_a_skipped_reshape_does_not_stop_the_next():
+    dynamic = """func.func @f(%s: tensor<?xf32>) -> tensor<?x1xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %s, %c0 : tensor<?xf32>
+  %m = tensor.expand_shape %s [[0, 1]] output_shape [%n, 1] : tensor<?xf32> into tensor<?x1xf32>
+  %e = tensor.empty(%n) : tensor<?x1xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<?x1xf32>) outs(%e : tensor<?x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?x1xf32>
+  return %0 : tensor<?x1xf32>
+}"""
+    module = parse_module("#id = affine_map<(d0, d1) -> (d0, d1)>\n" + dynamic)
+    with module.context:
+        assert fold_unit_reshapes(function_blocks(module)[0]) == 0
+    # the first reshape is returned (not folded); the second is read by a generic (folded)
+    expand = "tensor.expand_shape %s [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>"
+    text = _reshape_program(expand, "tensor<4xf32>", "tensor<4x1xf32>", "d0, 0")
+    text = text.replace("  %m = ", f"  %first = {expand}\n  %m = ").replace(
+        ") -> tensor<4x8xf32> {", ") -> (tensor<4x8xf32>, tensor<4x1xf32>) {", 1).replace(
+        "  return %0 : tensor<4x8xf32>", "  return %0, %first : tensor<4x8xf32>, tensor<4x1xf32>")
+    module = parse_module(text)
+    with module.context:
+        assert fold_unit_reshapes(function_blocks(module)[0]) == 1
+
+
+@pytest.mark.parametrize("case, launch, nbytes", [
+    # an outer reduction of 4x8 to 8: 8 rows of 4 reduced elements
+    (dict(body=["%r = arith.addf %a, %o : f32", "linalg.yield %r : f32"], maps=(_ID2, "affine_map<(d0, d1) -> (d1)>"),
+          iters=("reduction", "parallel"), out="tensor<8xf32>"), ("persistent", 8, 4, 2), 4 * 8 * 4 + 8 * 4),
+    # the same over 8192 x 4: too long a column for one tile
+    (dict(body=["%r = arith.addf %a, %o : f32", "linalg.yield %r : f32"], ins="%y : tensor<8192x4xf32>",
+          args=", %y: tensor<8192x4xf32>", maps=(_ID2, "affine_map<(d0, d1) -> (d1)>"), iters=("reduction", "parallel"),
+          out="tensor<4xf32>"), ("looped", 1, 2048, 8), 8192 * 4 * 4 + 4 * 4),
+    # elementwise but reading a scalar argument from outside: v1's pointwise config, f16 bytes
+    (dict(body=["%r = arith.addf %a, %s : f16", "linalg.yield %r : f16"], args=", %h: tensor<4x8xf16>, %s: f16",
+          ins="%h : tensor<4x8xf16>", out="tensor<4x8xf16>", bargs="%a: f16, %o: f16"), ("pointwise", 32, 1, 1),
+     2 * 4 * 8 * 2),
+])
+def test_a_lone_generic_that_is_no_row_kernel_gets_v1s_config(case, launch, nbytes):
+    import math
+
+    from costfuse.groups import lone_estimate
+
+    module, op = _op(**case)
+    with module.context:
+        est = lone_estimate(op)
+    assert (est.launch, est.hbm_bytes, est.reason) == (KernelLaunch(*launch), nbytes, "not a row kernel: v1 config")
+    assert math.isnan(est.time_s)

@@ -109,3 +109,14 @@ def test_unknown_element_type_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown element type"):
         type_bits("f8E4M3FN")
     assert type_bits("i7") == 7
+
+
+def test_type_bits_accepts_only_integer_spellings_beyond_the_table_and_names_the_known_ones():
+    assert (type_bits("i4"), type_bits("i128")) == (4, 128)
+    with pytest.raises(ValueError, match=r"^unknown element type 'f128' \(known: f64, f32, f16, bf16, i64, i32, i16, "
+                                         r"i8, i1, index\)$"):
+        type_bits("f128")
+
+
+def test_words_round_up_to_whole_registers():
+    assert [words(b) for b in (1, 32, 33, 40, 64, 65)] == [1, 1, 2, 2, 2, 3]

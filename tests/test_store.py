@@ -1,5 +1,7 @@
 """The Parquet store: schema enforced, shards atomic, version checked."""
 
+from pathlib import Path
+
 import pyarrow.parquet as pq
 import pytest
 
@@ -98,3 +100,29 @@ def test_empty_dataset_has_the_schema_columns_and_params_are_sorted(tmp_path):
 
     assert list(read_dataset(tmp_path).columns) == SCHEMA.names
     assert params_json({"b": 1, "a": [2]}) == '{"a": [2], "b": 1}'
+
+
+def test_the_temporary_shard_is_hidden_beside_the_final_one_and_removed_on_failure(tmp_path, monkeypatch):
+    from costfuse.data import store
+
+    seen = []
+    write = store.pq.write_table
+
+    def spy(table, where, **kw):
+        seen.append(Path(where))
+        assert shards(tmp_path) == []  # a reader never sees the shard being written
+        return write(table, where, **kw)
+
+    monkeypatch.setattr(store.pq, "write_table", spy)
+    write_shard(tmp_path, "s", [row()])
+    (tmp,) = seen
+    assert tmp.parent == tmp_path and tmp.name.startswith(".s.") and tmp.name.endswith(".tmp")
+
+    def fail(table, where, **kw):
+        Path(where).write_text("half a shard")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store.pq, "write_table", fail)
+    with pytest.raises(OSError, match="disk full"):
+        write_shard(tmp_path, "t", [row()])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.parquet"]
