@@ -202,3 +202,50 @@ def test_launch_params_default_rblock_and_attribute_configs():
     assert launch_params({"XBLOCK": 64, "num_warps": 2}) == (64, 1, 2)
     assert launch_params(SimpleNamespace(XBLOCK=64, num_warps=2)) == (64, 1, 2)
     assert launch_params({"xblock": 8, "rblock": None, "num_warps": 4}) == (8, 1, 4)
+
+
+@pytest.mark.parametrize("ty, body, message", [
+    ("tensor<?x8xf32>", "%r = math.exp %a : f32", "operand of type tensor<?x8xf32>: only statically shaped ranked "
+                                                   "tensors are featurized"),
+    ("tensor<4x8xf8E4M3FN>", "%r = arith.negf %a : f8E4M3FN", "unknown element type 'f8E4M3FN' (known: f64, f32, "
+                                                              "f16, bf16, i64, i32, i16, i8, i1, index)"),
+    ("tensor<4x8xf32>", "%t = arith.truncf %a : f32 to f8E4M3FN\n    %r = arith.extf %t : f8E4M3FN to f32",
+     "unknown element type 'f8E4M3FN' (known: f64, f32, f16, bf16, i64, i32, i16, i8, i1, index)"),
+])
+def test_what_cannot_be_featurized_is_named(ty, body, message):
+    et = ty[len("tensor<"):-1].split("x")[-1]
+    dyn = "?" in ty
+    text = f"""func.func @f(%x: {ty}) -> {ty} {{
+  {"%c0 = arith.constant 0 : index" if dyn else ""}
+  {"%n = tensor.dim %x, %c0 : " + ty if dyn else ""}
+  %e = tensor.empty({"%n" if dyn else ""}) : {ty}
+  %0 = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+      iterator_types = ["parallel", "parallel"]}} ins(%x : {ty}) outs(%e : {ty}) {{
+  ^bb0(%a: {et}, %o: {et}):
+    {body}
+    linalg.yield %r : {et}
+  }} -> {ty}
+  return %0 : {ty}
+}}"""
+    module = parse_module(text)
+    with module.context, pytest.raises(FeatureError) as err:
+        analyze_generic(find_generic(module))
+    assert str(err.value) == message
+
+
+def test_pointwise_config_features_and_an_init_the_body_reads():
+    text = """func.func @f(%x: tensor<64x64xf32>, %acc: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+      iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x64xf32>) outs(%acc : tensor<64x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}"""
+    module = parse_module(text)
+    with module.context:
+        f = features(find_generic(module), LaunchConfig(XBLOCK=1024, RBLOCK=1, num_warps=1))  # 32 elements a thread
+    assert (f["persistent_reduction"], f["looped_reduction"], f["reduction_iters"]) == (0.0, 0.0, 1.0)
+    assert f["elems_per_thread"] == 32.0 and f["su_regs_est"] == f["sethi_ullman"] * 32.0
+    assert f["bytes_read"] == 2 * 64 * 64 * 4  # x and the init the body accumulates into

@@ -120,3 +120,11 @@ def test_type_bits_accepts_only_integer_spellings_beyond_the_table_and_names_the
 
 def test_words_round_up_to_whole_registers():
     assert [words(b) for b in (1, 32, 33, 40, 64, 65)] == [1, 1, 2, 2, 2, 3]
+
+
+def test_sethi_ullman_of_constants_and_of_a_dead_subtree():
+    const = [("arith.constant", ())]
+    assert sethi_ullman(make_body(1, const, (1,))) == 0  # yields a constant: no register
+    assert sethi_ullman(make_body(1, const + [("arith.addf", (1, 1))], (2,))) == 1  # from constants only: 1
+    # a dead a+b needs 2, but the label is the terminator's: yielding a needs 1
+    assert sethi_ullman(make_body(2, [("arith.addf", (0, 1))], (0,))) == 1
