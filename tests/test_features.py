@@ -249,3 +249,33 @@ def test_pointwise_config_features_and_an_init_the_body_reads():
     assert (f["persistent_reduction"], f["looped_reduction"], f["reduction_iters"]) == (0.0, 0.0, 1.0)
     assert f["elems_per_thread"] == 32.0 and f["su_regs_est"] == f["sethi_ullman"] * 32.0
     assert f["bytes_read"] == 2 * 64 * 64 * 4  # x and the init the body accumulates into
+
+
+def test_compute_width_is_the_widest_float_result_else_the_output_width():
+    m3 = ", ".join(["affine_map<(d0, d1) -> (d0, d1)>"] * 3)
+    ints = f"""func.func @f(%a: tensor<4x8xi8>, %b: tensor<4x8xi16>, %e: tensor<4x8xi32>) -> tensor<4x8xi32> {{
+  %0 = linalg.generic {{indexing_maps = [{m3}], iterator_types = ["parallel", "parallel"]}}
+      ins(%a, %b : tensor<4x8xi8>, tensor<4x8xi16>) outs(%e : tensor<4x8xi32>) {{
+  ^bb0(%x: i8, %y: i16, %o: i32):
+    %p = arith.extsi %x : i8 to i32
+    %q = arith.extsi %y : i16 to i32
+    %r = arith.addi %p, %q : i32
+    linalg.yield %r : i32
+  }} -> tensor<4x8xi32>
+  return %0 : tensor<4x8xi32>
+}}"""
+    halves = """func.func @f(%a: tensor<4x8xf16>, %e: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+      iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x8xf16>) outs(%e : tensor<4x8xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %w = arith.extf %x : f16 to f32
+    %s = math.exp %w : f32
+    %r = arith.truncf %s : f32 to f16
+    linalg.yield %r : f16
+  } -> tensor<4x8xf16>
+  return %0 : tensor<4x8xf16>
+}"""
+    for text, bits in ((ints, 32), (halves, 32)):
+        module = parse_module(text)
+        with module.context:
+            assert analyze_generic(find_generic(module)).values["compute_dtype_bits"] == bits

@@ -128,3 +128,9 @@ def test_sethi_ullman_of_constants_and_of_a_dead_subtree():
     assert sethi_ullman(make_body(1, const + [("arith.addf", (1, 1))], (2,))) == 1  # from constants only: 1
     # a dead a+b needs 2, but the label is the terminator's: yielding a needs 1
     assert sethi_ullman(make_body(2, [("arith.addf", (0, 1))], (0,))) == 1
+
+
+def test_a_result_less_op_before_the_terminator_counts_toward_the_label():
+    # cmp(a, b) needs 2; cf.assert on it defines nothing; the yield of a needs 1: the body needs 2
+    nodes = (Node("arith.cmpf", (0, 1), (2,)), Node("cf.assert", (2,), ()), Node("linalg.yield", (0,), ()))
+    assert sethi_ullman(Body(2, nodes, ("f32", "f32", "i1"), (32, 32, 1))) == 2
