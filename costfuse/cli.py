@@ -36,12 +36,14 @@ FIELD_HELP = {
                    "wide = the heuristic's XBLOCK grown up to 4x",
     "model": "model bundle folder (costfuse-train --export) or models:/NAME@ALIAS",
     "tracking_uri": "MLflow tracking URI for a models:/ --model",
-    "spill_budget": "spill bytes per thread (store + load) a fusion may add",
+    "spill_budget": "spill bytes per thread (store + load) a fusion may add (groups: a kernel's config may have)",
+    "group_model": "group heads' bundle folder (feature schema v2) that decides kernel groups and their configs",
     "allow_arch_mismatch": "use a model trained on another arch's labels instead of refusing it",
 }
 FIELD_CHOICES = {"arch": tuple(TARGETS), "tile_policy": TILE_POLICIES}
 EMPTY_DEFAULT = {"model": "the shipped model in costfuse/models/",
-                 "tracking_uri": "$MLFLOW_TRACKING_URI; a models:/ --model with neither fails"}
+                 "tracking_uri": "$MLFLOW_TRACKING_URI; a models:/ --model with neither fails",
+                 "group_model": "the shipped group model in costfuse/models/groups/"}
 
 
 def _model_fields() -> dict[str, dataclasses.Field]:

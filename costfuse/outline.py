@@ -182,6 +182,7 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
     names: list[str] = [""] * len(kernels)
     module_body = fn_op.parent.regions[0].blocks[0]
     calls_made = 0
+    stored: dict = {}   # a member's result -> the call result that now carries it
     for unit in _order(ops, unit_of, extra):
         if unit[0] == "op":
             ops[unit[1]].move_before(terminator)
@@ -192,8 +193,12 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
         calls_made += 1
         ip = ir.InsertionPoint(module_body)
         kfn, args, results = _build_kernel(name, members, kernels[i], ip, unstored[i])
+        # A producer that an earlier kernel both holds and stores keeps its in-kernel use by a member
+        # that this kernel recomputes, so that argument is rerouted to the earlier call here.
+        args = [stored.get(a, a) for a in args]
         with ir.InsertionPoint(terminator), fn_op.location:
             call = func.CallOp([r.type for r in results], ir.FlatSymbolRefAttr.get(name), args)
+        stored.update(zip(results, call.results))
         inside = set(members)
         for old, new in zip(results, call.results):
             for owner, k in [(u.owner.operation, u.operand_number) for u in old.uses]:

@@ -1,6 +1,6 @@
 """``costfuse-data``: the dataset job's command line.
 
-Subcommands: ``generate`` (random programs → labelled Parquet), ``stats``,
+Subcommands: ``generate`` (random programs → labelled Parquet), ``generate-groups`` (dataset v2), ``stats``,
 ``profile`` (GPU latency rows) and ``compile`` (lower + compile one module).
 Each lives next to the code it drives; this file only dispatches.  Exit codes
 and error lines follow :mod:`costfuse.cli_common` (1 bad input, 2 a bug).
@@ -25,13 +25,14 @@ def _add_profile(sub: argparse._SubParsersAction) -> None:
 
 def parser() -> argparse.ArgumentParser:
     from costfuse.data.cli_compile import add_compile
-    from costfuse.data.cli_generate import add_generate, add_stats
+    from costfuse.data.cli_generate import add_generate, add_generate_groups, add_stats
 
     p = ArgumentParser(prog="costfuse-data", description="The dataset job: generate, stats, profile, compile.",
                        epilog="Exit status: 0 success, 1 bad input or usage, 2 internal error "
                               "(COSTFUSE_DEBUG=1 prints its traceback).")
     sub = p.add_subparsers(dest="command", required=True, help="`costfuse-data COMMAND --help` for its options")
     add_generate(sub)
+    add_generate_groups(sub)
     add_stats(sub)
     _add_profile(sub)
     add_compile(sub)

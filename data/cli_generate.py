@@ -35,6 +35,35 @@ def add_generate(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_generate)
 
 
+def add_generate_groups(sub: argparse._SubParsersAction) -> None:
+    from costfuse.data.group_job import DEFAULT_BOUND_REGS, DEFAULT_LOW_REGS
+    from costfuse.data.group_programs import GROUP_KINDS
+
+    p = sub.add_parser("generate-groups",
+                       help="dataset v2: kernel groups of random group programs, each compiled at many launch configs",
+                       description="Resumable: rerun the same command to finish an interrupted job (data/group_job.py).")
+    p.add_argument("--kinds", default=",".join(GROUP_KINDS), help=f"comma-separated subset of {','.join(GROUP_KINDS)}")
+    p.add_argument("--programs", type=int_at_least(1), default=20, help="programs in all, kinds round-robin (default 20)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="first seed; program i gets seed + i, skipped if an earlier program drew the same (default 0)")
+    p.add_argument("--out", required=True, help="dataset directory (Parquet shards, schema v2)")
+    p.add_argument("--arch", default="sm_90", help="sm_80 | sm_90 | sm_100 (default sm_90)")
+    p.add_argument("--jobs", type=int_at_least(1), default=2, help="parallel compile workers (local executor; default 2)")
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="ray: one task per batch, on RAY_ADDRESS's cluster or a local Ray instance")
+    p.add_argument("--sample-configs", type=int_at_least(0), default=12,
+                   help="sampled configs per group, besides the heuristic and the policies' choices; "
+                        "pointwise groups get a third (default 12)")
+    p.add_argument("--low-regs", type=int_at_least(1), default=DEFAULT_LOW_REGS,
+                   help=f"lowest analytical register estimate a sampled config targets (default {DEFAULT_LOW_REGS})")
+    p.add_argument("--bound-regs", type=int_at_least(1), default=DEFAULT_BOUND_REGS,
+                   help=f"sampled configs keep the analytical register estimate <= this (default {DEFAULT_BOUND_REGS})")
+    p.add_argument("--timeout", type=float, default=120.0, help="per-kernel compile timeout, s (default 120)")
+    p.add_argument("--mem-limit-gb", type=float, default=8.0, help="per-worker address-space cap (default 8)")
+    p.add_argument("--batch-programs", type=int_at_least(1), default=4, help="programs per shard (default 4)")
+    p.set_defaults(func=_generate_groups)
+
+
 def add_stats(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("stats", help="counts, spill rates and register/spill histograms of a dataset")
     p.add_argument("dir", help="dataset directory")
@@ -43,7 +72,7 @@ def add_stats(sub: argparse._SubParsersAction) -> None:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from costfuse.data.job import JobSpec, pending_programs, run_local, run_ray
+    from costfuse.data.job import JobSpec
 
     families = tuple(f.strip() for f in args.families.split(",") if f.strip())
     unknown = sorted(set(families) - set(FAMILIES))
@@ -52,6 +81,27 @@ def _generate(args: argparse.Namespace) -> int:
     spec = JobSpec(families=families, programs=args.programs, seed=args.seed, arch=args.arch,
                    max_groups=args.max_groups, sample_configs=args.sample_configs, bound_words=args.bound_words,
                    timeout_s=args.timeout, mem_limit_gb=args.mem_limit_gb)
+    return _run_job(spec, args)
+
+
+def _generate_groups(args: argparse.Namespace) -> int:
+    from costfuse.data.group_job import GroupJobSpec
+    from costfuse.data.group_programs import GROUP_KINDS
+
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    unknown = sorted(set(kinds) - set(GROUP_KINDS))
+    if unknown:
+        raise ValueError(f"unknown group kinds {unknown}; choose from {', '.join(GROUP_KINDS)}")
+    spec = GroupJobSpec(kinds=kinds, programs=args.programs, seed=args.seed, arch=args.arch,
+                        sample_configs=args.sample_configs, low_regs=args.low_regs, bound_regs=args.bound_regs,
+                        timeout_s=args.timeout, mem_limit_gb=args.mem_limit_gb)
+    return _run_job(spec, args)
+
+
+def _run_job(spec, args: argparse.Namespace) -> int:
+    """Run a v1 or v2 job spec on the chosen executor; print what was skipped, done and written."""
+    from costfuse.data.job import pending_programs, run_local, run_ray
+
     repeats = spec.repeats()
     if repeats:
         print(f"skipping {len(repeats)} programs that repeat an earlier one: "

@@ -78,6 +78,11 @@ class JobSpec:
     def _drawn(self) -> list[tuple[str, int]]:
         return [(self.families[i % len(self.families)], self.seed + i) for i in range(self.programs)]
 
+    schema_version = 1   # the rows' schema (data/store.py); dataset v2's spec is data/group_job.py
+
+    def candidates(self, family: str, seed: int) -> list["Candidate"]:
+        return program_candidates(family, seed, self)
+
 
 @dataclass
 class Candidate:
@@ -154,9 +159,12 @@ def labelled_row(cand: Candidate, res: CompileResult) -> dict:
             "latency_us": None, "gpu_name": None, "created_at": _now()}
 
 
-def label_programs(programs: list[tuple[str, int]], spec: JobSpec, pool: CompilePool, on_kernel=None) -> list[dict]:
-    """Rows for ``programs``: lower all their kernels, compile the lowered ones on ``pool``."""
-    cands = [c for fam, seed in programs for c in program_candidates(fam, seed, spec)]
+def label_programs(programs: list[tuple[str, int]], spec, pool: CompilePool, on_kernel=None) -> list[dict]:
+    """Rows for ``programs``: lower all their kernels (``spec.candidates``), compile the lowered ones on ``pool``.
+
+    ``spec`` is a :class:`JobSpec` (v1) or a ``data.group_job.GroupJobSpec`` (v2).
+    """
+    cands = [c for fam, seed in programs for c in spec.candidates(fam, seed)]
     todo = [i for i, c in enumerate(cands) if c.source is not None]
     arch = parse_arch(spec.arch)
     tasks = [CompileTask(cands[i].source, cands[i].config, arch) for i in todo]
@@ -196,16 +204,16 @@ def run_local(spec: JobSpec, out_dir, jobs: int = 1, batch_programs: int = 4, pr
             bar.set_postfix(kernels=stats["kernels"], spilling=stats["spilling"], refresh=False)
 
         for batch in batches(todo, batch_programs):
-            written += _write_batch(out_dir, batch, label_programs(batch, spec, pool, tick), seen)
+            written += _write_batch(out_dir, batch, label_programs(batch, spec, pool, tick), seen, spec.schema_version)
             bar.update(len(batch))
     return written
 
 
-def _write_batch(out_dir, batch: list[tuple[str, int]], rows: list[dict], seen: set[str]) -> int:
+def _write_batch(out_dir, batch: list[tuple[str, int]], rows: list[dict], seen: set[str], version: int = 1) -> int:
     """Store the batch's rows less the kernels already stored (``seen``, updated); return rows written."""
     rows = keep_new_kernels(rows, seen)
     if rows:
-        write_shard(out_dir, shard_name(batch), rows)
+        write_shard(out_dir, shard_name(batch), rows, version)
     return len(rows)
 
 
@@ -228,6 +236,6 @@ def run_ray(spec: JobSpec, out_dir, batch_programs: int = 4, progress: bool = Tr
     with tqdm(total=len(todo), unit="program", disable=not progress, dynamic_ncols=True) as bar:
         for future in futures:  # in batch order, so a shared kernel is kept under its first program
             batch, rows = ray.get(future)
-            written += _write_batch(out_dir, batch, rows, seen)
+            written += _write_batch(out_dir, batch, rows, seen, spec.schema_version)
             bar.update(len(batch))
     return written

@@ -1,6 +1,10 @@
 """The dataset on disk: versioned Parquet shards, written atomically, read back checked.
 
-One row per compiled kernel (docs/design.md §3).  A shard holds the rows of one or
+One row per compiled kernel (docs/design.md §3).  Two schemas: v1 rows are
+one fused generic at one config (``data/sm90_v1``); v2 rows are one kernel
+group (an outlined kernel function, docs/groups.md) at one launch, with the
+group's id, mode, HBM bytes and op count besides v1's columns
+(``data/sm90_v2``, ``data/group_job.py``).  A directory holds one version.  A shard holds the rows of one or
 more whole programs, so "is program P done?" is answered by the shards
 alone, and a killed job resumes by skipping the programs it finds.  A shard
 is written to a temporary file in the same directory and renamed into
@@ -19,7 +23,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1       # v1 rows; :data:`SCHEMAS` has every version
 _META_KEY = b"costfuse.schema_version"
 
 SCHEMA = pa.schema([
@@ -54,39 +58,53 @@ SCHEMA = pa.schema([
     ("created_at", pa.string()),         # ISO 8601, UTC
     ("command", pa.string()),            # the command line that produced the row
 ])
+# v2: a kernel group at one launch.  ``family`` is the group kind, ``group`` the
+# kernel's member label, ``root`` null (a group has no single root in v2).
+SCHEMA_V2 = pa.schema([*SCHEMA, ("group_id", pa.string()), ("mode", pa.string()), ("hbm_bytes", pa.int64()),
+                       ("n_ops", pa.int64())])
+SCHEMAS = {1: SCHEMA, 2: SCHEMA_V2}
 STATUSES = {"ok", "error", "timeout", "unsupported"}
 _NULLABLE = {"triton_src", "kernel_name", "xblock", "rblock", "num_warps", "config_source", "ptxas_version",
              "regs", "spill_store_bytes", "spill_load_bytes", "stack_bytes", "shared_mem_bytes", "error",
              "latency_us", "gpu_name", "program_params"}
+_NULLABLE_V2 = _NULLABLE | {"root", "mode", "hbm_bytes", "n_ops"}
 
 
 class SchemaError(ValueError):
     """A row or shard that does not match :data:`SCHEMA` (version :data:`SCHEMA_VERSION`)."""
 
 
-def to_table(rows: list[dict]) -> pa.Table:
-    """Rows as an Arrow table; raise :class:`SchemaError` naming the row and column at fault."""
-    names = set(SCHEMA.names)
+def _schema(version: int) -> pa.Schema:
+    if version not in SCHEMAS:
+        raise SchemaError(f"schema version {version!r} unknown; known: {sorted(SCHEMAS)}")
+    return SCHEMAS[version]
+
+
+def to_table(rows: list[dict], version: int = SCHEMA_VERSION) -> pa.Table:
+    """Rows as an Arrow table of schema ``version``; raise :class:`SchemaError` naming the row and column at fault."""
+    schema = _schema(version)
+    nullable = _NULLABLE if version == 1 else _NULLABLE_V2
+    names = set(schema.names)
     for i, row in enumerate(rows):
         extra, missing = set(row) - names, names - set(row)
         if extra or missing:
             raise SchemaError(f"row {i} ({row.get('kernel_id', '?')}): unknown columns {sorted(extra)}, "
                               f"missing {sorted(missing)}")
-        for col in names - _NULLABLE:
+        for col in names - nullable:
             if row[col] is None:
                 raise SchemaError(f"row {i} ({row.get('kernel_id', '?')}): column {col} may not be null")
         if row["status"] not in STATUSES:
             raise SchemaError(f"row {i}: status {row['status']!r} not in {sorted(STATUSES)}")
     try:
-        return pa.Table.from_pylist(rows, schema=SCHEMA)
+        return pa.Table.from_pylist(rows, schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
-        raise SchemaError(f"rows do not match schema v{SCHEMA_VERSION}: {err}") from None
+        raise SchemaError(f"rows do not match schema v{version}: {err}") from None
 
 
-def write_shard(directory: str | os.PathLike, name: str, rows: list[dict]) -> Path:
-    """Write ``rows`` as ``<directory>/<name>.parquet`` atomically (temp file + rename)."""
-    table = to_table(rows)
-    table = table.replace_schema_metadata({_META_KEY: str(SCHEMA_VERSION).encode()})
+def write_shard(directory: str | os.PathLike, name: str, rows: list[dict], version: int = SCHEMA_VERSION) -> Path:
+    """Write ``rows`` (schema ``version``) as ``<directory>/<name>.parquet`` atomically (temp file + rename)."""
+    table = to_table(rows, version)
+    table = table.replace_schema_metadata({_META_KEY: str(version).encode()})
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     final = directory / f"{name}.parquet"
@@ -105,20 +123,38 @@ def shards(directory: str | os.PathLike) -> list[Path]:
     return sorted(Path(directory).glob("*.parquet"))
 
 
-def read_shard(path: Path) -> pa.Table:
-    """One shard, after checking its schema version."""
+def shard_version(path: Path) -> int:
+    """The schema version a shard was written with; :class:`SchemaError` if unknown."""
+    raw = (pq.read_schema(path).metadata or {}).get(_META_KEY)
+    version = {str(v).encode(): v for v in SCHEMAS}.get(raw)
+    if version is None:
+        raise SchemaError(f"{path}: schema version {raw!r}, expected one of {sorted(SCHEMAS)}")
+    return version
+
+
+def read_shard(path: Path, version: int | None = SCHEMA_VERSION) -> pa.Table:
+    """One shard, after checking its schema version (``None``: any known version)."""
+    found = shard_version(path)
+    if version is not None and found != version:
+        raise SchemaError(f"{path}: schema version {found}, expected {version}")
     table = pq.read_table(path)
-    version = (table.schema.metadata or {}).get(_META_KEY)
-    if version != str(SCHEMA_VERSION).encode():
-        raise SchemaError(f"{path}: schema version {version!r}, expected {SCHEMA_VERSION}")
+    if table.schema.remove_metadata() != SCHEMAS[found]:
+        raise SchemaError(f"{path}: columns do not match schema v{found}")
     return table
 
 
-def read_dataset(directory: str | os.PathLike):
-    """Every shard of ``directory`` as one pandas DataFrame (empty with the schema's columns if none)."""
-    tables = [read_shard(p) for p in shards(directory)]
+def read_dataset(directory: str | os.PathLike, version: int | None = SCHEMA_VERSION):
+    """Every shard of ``directory`` (schema ``version``; ``None``: the version its
+    shards share) as one pandas DataFrame (empty with the schema's columns if none)."""
+    paths = shards(directory)
+    if version is None:
+        found = {shard_version(p) for p in paths}
+        if len(found) > 1:
+            raise SchemaError(f"{directory}: shards of several schema versions {sorted(found)}")
+        version = found.pop() if found else SCHEMA_VERSION
+    tables = [read_shard(p, version) for p in paths]
     if not tables:
-        return SCHEMA.empty_table().to_pandas()
+        return SCHEMAS[version].empty_table().to_pandas()
     return pa.concat_tables(tables).to_pandas()
 
 

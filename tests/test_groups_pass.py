@@ -206,3 +206,18 @@ def test_a_multi_use_producer_is_recomputed_or_stored_as_the_model_decides(model
     module = parse_module(after)
     for fn in kernel_functions(module):
         verify_kernel(fn, seed=1)
+
+
+def test_a_stored_producer_read_by_a_copy_in_another_kernel_is_passed_from_its_call():
+    """Residual add + RMSNorm (bf16, 4052 rows of 32768, dataset v2's ``add_rmsnorm-1014``): analytical
+    merges the add ``g1`` into the statistics kernel, which stores it (it is returned), and copies the
+    upcast ``g2`` into the normalising kernel.  The copy's input is then the first call's result; it
+    was the erased add (a dangling use: the verifier crashed).  Numbers are checked on the outlined
+    module shrunk to 8 rows of 64 (the decisions stay those taken at full size)."""
+    from costfuse.data.group_programs import generate_group_program
+
+    text = generate_group_program("add_rmsnorm", 1014).text
+    after, p = grouped(text, Analytical())
+    assert any(d.verdict == "recompute" for d in p.decisions) and len(p.kernels) == 2
+    shrink = lambda t: t.replace("4052x", "8x").replace("32768x", "64x")  # noqa: E731
+    assert_same_semantics(shrink(text), shrink(after), "main", seed=0)

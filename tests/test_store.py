@@ -47,8 +47,30 @@ def test_other_schema_version_is_refused(tmp_path):
     path = write_shard(tmp_path, "a", [row()])
     table = pq.read_table(path).replace_schema_metadata({b"costfuse.schema_version": b"0"})
     pq.write_table(table, path)
-    with pytest.raises(SchemaError, match="schema version b'0', expected 1"):
+    with pytest.raises(SchemaError, match=r"schema version b'0', expected one of \[1, 2\]"):
         read_shard(path)
+
+
+def test_a_v1_shard_is_refused_where_v2_is_expected_and_read_as_any(tmp_path):
+    path = write_shard(tmp_path, "a", [row()])
+    with pytest.raises(SchemaError, match="schema version 1, expected 2"):
+        read_shard(path, 2)
+    assert read_shard(path, None).num_rows == 1
+    assert list(read_dataset(tmp_path, None).columns) == SCHEMA.names
+
+
+def test_v2_rows_carry_the_group_columns_and_mixed_versions_are_refused(tmp_path):
+    from costfuse.data.store import SCHEMA_V2
+
+    v2 = {**row(kernel_id="k2"), "root": None, "group_id": "g", "mode": "looped", "hbm_bytes": 10, "n_ops": 3}
+    write_shard(tmp_path / "d", "b", [v2], version=2)
+    df = read_dataset(tmp_path / "d", 2)
+    assert list(df.columns) == SCHEMA_V2.names and df["mode"].tolist() == ["looped"]
+    with pytest.raises(SchemaError, match="may not be null"):
+        write_shard(tmp_path, "c", [{**v2, "group_id": None}], version=2)
+    write_shard(tmp_path / "d", "a", [row()])
+    with pytest.raises(SchemaError, match=r"several schema versions \[1, 2\]"):
+        read_dataset(tmp_path / "d", None)
 
 
 def test_empty_dataset(tmp_path):
@@ -91,7 +113,7 @@ def test_stored_kernels_and_an_unversioned_shard(tmp_path):
     assert stored_kernels(tmp_path) == {"k1", "k2", "k3"} and done_programs(tmp_path) == {"chain-0", "tree-1"}
     path = tmp_path / "plain.parquet"
     pq.write_table(pq.read_table(tmp_path / "a.parquet").replace_schema_metadata(None), path)
-    with pytest.raises(SchemaError, match=f"^{path}: schema version None, expected 1$"):
+    with pytest.raises(SchemaError, match=rf"^{path}: schema version None, expected one of \[1, 2\]$"):
         read_shard(path)
 
 

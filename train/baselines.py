@@ -33,14 +33,17 @@ def _f1(y: np.ndarray, pred: np.ndarray) -> float:
 
 @dataclass
 class ThresholdRule:
-    """Spill iff ``chain_length > max_chain_length`` or ``n_body_ops > max_body_ops``."""
+    """Spill iff ``chain_length > max_chain_length`` or ``n_body_ops > max_body_ops``
+    (on a group: members and body work per element, ``chain``/``ops`` name the columns)."""
 
     max_chain_length: int = 4
     max_body_ops: int = 32
     name: str = "threshold"
+    chain: str = "chain_length"
+    ops: str = "n_body_ops"
 
     def fit(self, X: pd.DataFrame, y: np.ndarray, groups=None) -> "ThresholdRule":
-        chain, ops = X["chain_length"].to_numpy(), X["n_body_ops"].to_numpy()
+        chain, ops = X[self.chain].to_numpy(), X[self.ops].to_numpy()
         y = np.asarray(y, bool)
         best = (-1.0, self.max_chain_length, self.max_body_ops)
         # Cutting at the max of a column means "never past this limit".
@@ -54,7 +57,7 @@ class ThresholdRule:
         return self
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        return (X["chain_length"].to_numpy() > self.max_chain_length) | (X["n_body_ops"].to_numpy() > self.max_body_ops)
+        return (X[self.chain].to_numpy() > self.max_chain_length) | (X[self.ops].to_numpy() > self.max_body_ops)
 
     def score(self, X: pd.DataFrame) -> np.ndarray:
         return self.predict(X).astype(float)
@@ -64,7 +67,7 @@ class ThresholdRule:
         return 0.5
 
     def describe(self) -> str:
-        return f"max_chain_length={self.max_chain_length}, max_body_ops={self.max_body_ops}"
+        return f"{self.chain} > {self.max_chain_length} or {self.ops} > {self.max_body_ops}"
 
 
 @dataclass

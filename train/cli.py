@@ -32,7 +32,9 @@ def parser() -> argparse.ArgumentParser:
                "(COSTFUSE_DEBUG=1 prints its traceback).",
         description="Train the learned cost model's heads (spill classifier, spill bytes, registers, latency) "
                     "on a dataset directory, report them beside the baselines, log the run to MLflow.")
-    ap.add_argument("--data", required=True, help="dataset directory of Parquet shards (costfuse-data generate)")
+    ap.add_argument("--data", required=True, action="append",
+                    help="dataset directory of Parquet shards (costfuse-data generate); repeat it to train the "
+                         "group heads on dataset v2 plus v1's row kernels (--data data/sm90_v2 --data data/sm90_v1)")
     ap.add_argument("--target", default="all", choices=("all",) + TARGETS,
                     help="heads to train: spills = classifier + spill bytes; latency needs GPU labels (default all)")
     ap.add_argument("--arch", default="sm_90", help="rows of this arch only (default sm_90)")
@@ -82,8 +84,17 @@ def _train(args: argparse.Namespace, command: str) -> int:
     log = progress(args.quiet)
     if not 0 < args.test_size < 1:
         raise UsageError(f"--test-size must be in (0, 1), got {args.test_size}")
-    log(f"reading and featurizing {args.data}")
-    table = load_table(args.data, args.arch)
+    groups = _has_v2(args.data)
+    log(f"reading and featurizing {', '.join(args.data)}" + (" (group features, schema v2)" if groups else ""))
+    if groups:
+        from costfuse.train.group_dataset import load_group_table
+
+        table = load_group_table(args.data, args.arch)
+    elif len(args.data) > 1:
+        raise UsageError("several --data directories train the group heads: one of them must be dataset v2 "
+                         "(costfuse-data generate-groups)")
+    else:
+        table = load_table(args.data[0], args.arch)
     log(f"featurized {len(table)} rows")
     if args.target == "latency" and not table.has_latency:
         raise UsageError(f"{args.data} has no latency_us labels (profile on a GPU first)")
@@ -98,8 +109,17 @@ def _train(args: argparse.Namespace, command: str) -> int:
 
     params = XGBParams(n_estimators=args.n_estimators, max_depth=args.max_depth, learning_rate=args.learning_rate,
                        n_jobs=args.jobs, seed=args.seed)
-    result = pipeline.run(table, args.target, params, args.test_size, holdout=not args.no_holdout, log=log)
-    text = report.render(result)
+    if groups:
+        from costfuse.train.group_baselines import group_baselines
+        from costfuse.train.group_report import render_v2, v2_metrics
+
+        result = pipeline.run(table, args.target, params, args.test_size, holdout=not args.no_holdout, log=log,
+                              baseline_factory=group_baselines)
+        result.goal_specs, result.extra = pipeline.GROUP_GOALS, v2_metrics(result)
+        text = report.render(result) + "\n" + render_v2(result)
+    else:
+        result = pipeline.run(table, args.target, params, args.test_size, holdout=not args.no_holdout, log=log)
+        text = report.render(result)
     print(text)
     if args.export:
         path = model_io.export(result, args.export, command)
@@ -117,6 +137,15 @@ def _train(args: argparse.Namespace, command: str) -> int:
             print(f"  {name}: {model_uri}")
     log("done")
     return 0
+
+
+def _has_v2(directories: list[str]) -> bool:
+    """Whether any of ``directories`` holds dataset v2 shards (a kernel group per row)."""
+    from pathlib import Path
+
+    from costfuse.data.store import shard_version, shards
+
+    return any(shard_version(p) == 2 for d in directories if Path(d).is_dir() for p in shards(d)[:1])
 
 
 if __name__ == "__main__":

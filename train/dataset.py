@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from costfuse.featurize.features import FEATURE_COLUMNS, FeatureError, analyze_text, combine
+from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION, FeatureError, analyze_text, combine
 
 META_COLUMNS = ("kernel_id", "program_id", "program_hash", "split_group", "family", "group", "group_size", "arch",
                 "triton_version", "ptxas_version")  # the labels' toolchain, recorded in the model bundle
@@ -45,6 +45,7 @@ class TrainingTable:
     dataset_hash: str
     source: str
     dropped: dict[str, int] = field(default_factory=dict)
+    schema: tuple = (FEATURE_SCHEMA_VERSION, FEATURE_COLUMNS)   # (feature schema version, columns) of ``X``
 
     def __len__(self) -> int:
         return len(self.X)
@@ -97,7 +98,7 @@ class TrainingTable:
         """The rows where ``mask`` (bool, shape (n,)) holds."""
         idx = np.flatnonzero(mask)
         return TrainingTable(self.X.iloc[idx].reset_index(drop=True), self.rows.iloc[idx].reset_index(drop=True),
-                             self.dataset_hash, self.source, dict(self.dropped))
+                             self.dataset_hash, self.source, dict(self.dropped), self.schema)
 
 
 def dataset_hash(directory: str | os.PathLike) -> str:

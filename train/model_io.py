@@ -29,7 +29,6 @@ import xgboost as xgb
 from costfuse.cost_models.bundle import (  # noqa: F401  (FORMAT, check_schema: re-exported for callers)
     FORMAT, METADATA_FILE, TRANSFORMS, BundleError, Head, check_schema, load_bundle,
 )
-from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
 
 ModelSchemaError = BundleError
 """A saved model that is broken, not a CostFuse model, or of another feature schema (one-line message)."""
@@ -95,7 +94,7 @@ def _load_dir(directory: Path, where: str) -> tuple[dict[str, xgb.Booster], dict
         from mlflow.models import Model
 
         metadata = Model.load(str(directory / "MLmodel")).metadata or {}
-    bundle = load_bundle(directory, metadata=metadata, where=where)
+    bundle = load_bundle(directory, metadata=metadata, where=where, schema=None)   # v1 or group (v2) heads
     return {name: _booster(head) for name, head in bundle.heads.items()}, bundle.metadata
 
 
@@ -154,9 +153,9 @@ def metadata_from(result, command: str) -> dict:
     return {
         "format": FORMAT,
         **{c: _recorded(t.rows, c) for c in ("arch", "triton_version", "ptxas_version")},
-        "feature_schema_version": FEATURE_SCHEMA_VERSION,
-        "feature_columns": list(FEATURE_COLUMNS),
-        "feature_ranges": {c: [float(train_X[c].min()), float(train_X[c].max())] for c in FEATURE_COLUMNS},
+        "feature_schema_version": t.schema[0],
+        "feature_columns": list(t.schema[1]),
+        "feature_ranges": {c: [float(train_X[c].min()), float(train_X[c].max())] for c in t.schema[1]},
         "dataset_hash": t.dataset_hash,
         "dataset": t.source,
         "rows": {"train": int(result.split.train.sum()), "test": int(result.split.test.sum())},

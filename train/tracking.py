@@ -130,7 +130,6 @@ def log_run(result, *, tracking_uri: str, experiment: str = DEFAULT_EXPERIMENT, 
     import mlflow.xgboost
     import xgboost as xgb
 
-    from costfuse.featurize.features import FEATURE_SCHEMA_VERSION
     from costfuse.train.model_io import export, metadata_from
     from costfuse.train.plots import all_plots
 
@@ -138,6 +137,7 @@ def log_run(result, *, tracking_uri: str, experiment: str = DEFAULT_EXPERIMENT, 
     exp_id = ensure_experiment(experiment, tracking_uri, artifacts)
     client = mlflow.MlflowClient(tracking_uri)
     t = result.table
+    schema_version = t.schema[0]
     meta = metadata_from(result, command)
     model_uris: dict[str, str] = {}
     with mlflow.start_run(experiment_id=exp_id) as run, tempfile.TemporaryDirectory() as tmp:
@@ -145,12 +145,12 @@ def log_run(result, *, tracking_uri: str, experiment: str = DEFAULT_EXPERIMENT, 
         mlflow.log_params({
             **{f"xgb.{k}": v for k, v in vars(result.params).items()},
             "heads": ",".join(result.heads), "dataset": t.source, "dataset_hash": t.dataset_hash,
-            "feature_schema_version": FEATURE_SCHEMA_VERSION, "rows": len(t),
+            "feature_schema_version": schema_version, "rows": len(t),
             "programs": len(set(t.programs)), "families": ",".join(sorted(set(t.families))),
             "test_rows": int(result.split.test.sum()),
             **{f"baseline.{b.name}": b.description[:250] for b in result.baselines},
         })
-        mlflow.set_tags({"dataset_hash": t.dataset_hash, "feature_schema_version": str(FEATURE_SCHEMA_VERSION),
+        mlflow.set_tags({"dataset_hash": t.dataset_hash, "feature_schema_version": str(schema_version),
                          "command": command[:5000]})
         mlflow.log_metrics({k: float(v) for k, v in result.summary().items() if v == v})  # NaN-free
         if report:

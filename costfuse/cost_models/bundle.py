@@ -35,6 +35,7 @@ import numpy as np
 
 from costfuse.cost_models.forest import Forest, flatten
 from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
+from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION
 
 FORMAT = "costfuse-model/1"
 METADATA_FILE = "metadata.json"
@@ -69,6 +70,9 @@ HEADS: dict[str, HeadSpec] = {h.name: h for h in (
     HeadSpec("latency", "regressor", "log", "latency", "costfuse-latency"),
 )}
 KINDS = ("classifier", "regressor")
+SCHEMAS = {FEATURE_SCHEMA_VERSION: FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION: GROUP_FEATURE_COLUMNS}
+"""Feature schemas a bundle may be trained on: v1, one fused generic at a config (the elementwise pass);
+v2, a kernel group at a launch (``featurize/group_features.py``, the group pass)."""
 NEEDS_XGBOOST = ("its trees need XGBoost (objective or tree type not evaluable in NumPy), which is not installed: "
                  "pip install xgboost")
 
@@ -91,8 +95,9 @@ def read_json(path: Path) -> tuple[bytes, Any]:
         raise BundleError(f"{path}: not valid JSON, truncated or corrupt? ({err})") from None
 
 
-def check_schema(metadata: Any, where: str) -> None:
-    """Raise :class:`BundleError` unless ``metadata`` is a CostFuse model of this featurize's schema.
+def check_schema(metadata: Any, where: str, schema: int | None = FEATURE_SCHEMA_VERSION) -> None:
+    """Raise :class:`BundleError` unless ``metadata`` is a CostFuse model of feature schema ``schema``
+    (``None``: any schema in :data:`SCHEMAS`) with exactly that schema's columns.
 
     A model fed columns it was not trained on predicts garbage silently, so we fail loudly instead.
     """
@@ -100,15 +105,17 @@ def check_schema(metadata: Any, where: str) -> None:
         found = metadata.get("format") if isinstance(metadata, dict) else type(metadata).__name__
         raise BundleError(f"{where}: not a CostFuse model (format {found!r}, expected {FORMAT})")
     version = metadata.get("feature_schema_version")
-    if version != FEATURE_SCHEMA_VERSION:
+    expected = schema if schema is not None else version
+    if version != expected or version not in SCHEMAS:
         raise BundleError(
-            f"{where}: trained on feature schema v{version}, but this featurize computes v{FEATURE_SCHEMA_VERSION}; "
+            f"{where}: trained on feature schema v{version}, but this featurize computes v{expected}; "
             "retrain it (costfuse-train --data DIR --export DIR) or use a matching CostFuse version")
-    if list(metadata.get("feature_columns", [])) != list(FEATURE_COLUMNS):
-        raise BundleError(f"{where}: feature columns differ from featurize's FEATURE_COLUMNS "
-                          f"(schema v{version} on both sides: bump FEATURE_SCHEMA_VERSION when columns change)")
+    columns = SCHEMAS[version]
+    if list(metadata.get("feature_columns", [])) != list(columns):
+        raise BundleError(f"{where}: feature columns differ from featurize's schema v{version} columns "
+                          f"(schema v{version} on both sides: bump the schema version when columns change)")
     ranges, heads = metadata.get("feature_ranges"), metadata.get("heads")
-    if not isinstance(ranges, dict) or not set(FEATURE_COLUMNS) <= set(ranges):
+    if not isinstance(ranges, dict) or not set(columns) <= set(ranges):
         raise BundleError(f"{where}: 'feature_ranges' is missing or lacks some feature columns")
     if not isinstance(heads, dict):
         raise BundleError(f"{where}: 'heads' is missing")
@@ -180,7 +187,7 @@ class Bundle:
 
 
 def load_bundle(directory: str | Path, heads: tuple[str, ...] | None = None, metadata: dict | None = None,
-                where: str = "") -> Bundle:
+                where: str = "", schema: int | None = FEATURE_SCHEMA_VERSION) -> Bundle:
     """Read the bundle in ``directory``: its ``metadata.json`` (or ``metadata``, as given) and its head files.
 
     ``heads``: the names to load (default all; names the bundle lacks are skipped).  ``where`` names the
@@ -193,7 +200,7 @@ def load_bundle(directory: str | Path, heads: tuple[str, ...] | None = None, met
         where = where or str(directory / METADATA_FILE)
         metadata = read_json(directory / METADATA_FILE)[1]
     where = where or str(directory)
-    check_schema(metadata, where)
+    check_schema(metadata, where, schema)
     loaded = {}
     for name, spec in metadata["heads"].items():
         if heads is not None and name not in heads:

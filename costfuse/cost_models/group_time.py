@@ -82,9 +82,7 @@ def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Targe
     w = np.array([c.num_warps for c in configs], dtype=float)
     ept = x * r / (32.0 * w)
     words = float(shape.words)
-    live = np.where(mode == "looped", shape.live_full + shape.reductions, shape.live_full)
-    live = np.where(mode == "pointwise", max(2, shape.live_full), live)
-    regs = BASE_REGS + ept * live * words
+    regs, _ = register_estimate(shape, mode, ept)
     cap = np.array([target.reg_cap(int(c.num_warps)) for c in configs], dtype=float)
     est_spill = 4.0 * np.maximum(0.0, regs - cap)
     spill = est_spill if spill_bytes is None else np.asarray(spill_bytes, dtype=float)
@@ -111,6 +109,14 @@ def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Targe
     time = (np.maximum(hbm_c / (target.hbm_bytes_per_s * util), flops_c / (peak * util))
             + target.launch_overhead_s + waves * WAVE_S + spill_traffic / target.hbm_bytes_per_s)
     return ConfigScores(list(configs), regs, spill, hbm_c.astype(np.int64), time)
+
+
+def register_estimate(shape: KernelShape, mode: np.ndarray, ept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(registers per thread, row values live per element) at each config, as the module docstring says:
+    ``BASE_REGS`` + elements per thread x live values x words (the learned features use it too)."""
+    live = np.where(mode == "looped", shape.live_full + shape.reductions, shape.live_full)
+    live = np.where(mode == "pointwise", max(2, shape.live_full), live).astype(float)
+    return BASE_REGS + ept * live * float(shape.words), live
 
 
 def _elem_bytes(shape: KernelShape) -> float:

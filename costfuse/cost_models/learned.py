@@ -106,6 +106,7 @@ class Learned(CostModel):
     spill_budget: float = 0.0
     tile_policy: str = "heuristic"
     allow_arch_mismatch: bool = False
+    group_model: str = ""
     heads: dict = field(init=False, repr=False, compare=False, default_factory=dict)
     metadata: dict = field(init=False, repr=False, compare=False, default_factory=dict)
     _cache: dict = field(init=False, repr=False, compare=False, default_factory=dict)
@@ -126,6 +127,27 @@ class Learned(CostModel):
         self._hi = np.array([ranges[c][1] for c in self._columns])
         self._threshold = float(self.metadata["heads"]["spill"]["threshold"])
         self.has_latency = "latency" in self.heads
+        self._group_heads = None
+
+    # --- kernel groups (--fusion groups) ----------------------------------------------
+    def best_config(self, shape):
+        """The fastest config predicted spill-free by the group heads (``cost_models/learned_groups.py``)."""
+        from costfuse.cost_models import learned_groups
+
+        if self._group_heads is None:
+            bundle = learned_groups.load_group_heads(self.group_model)
+            problem = arch_problem(bundle.metadata, self.arch)
+            if problem and not self.allow_arch_mismatch:
+                raise ValueError(f"group model {self.group_model or 'costfuse/models/groups'}: {problem}; "
+                                 "pass --allow-arch-mismatch to use it anyway")
+            self._group_heads = learned_groups.GroupHeads(bundle)
+        return learned_groups.best_config(self._group_heads, shape, self._target, self.spill_budget, self._fallback)
+
+    @property
+    def group_fallbacks(self) -> tuple[int, int]:
+        """(group decisions made, of which the analytical policy took) so far."""
+        h = self._group_heads
+        return (0, 0) if h is None else (h.decisions, h.fallbacks)
 
     @property
     def source(self) -> str:

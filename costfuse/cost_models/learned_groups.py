@@ -1,0 +1,120 @@
+"""The learned policy for kernel groups: predicted registers and spills at every config (issue #13).
+
+For a candidate group (a :class:`costfuse.kernel.KernelShape`), :func:`best_config`
+
+1. featurizes every config of its space in one call (:mod:`featurize.group_features`, schema v2);
+2. predicts P(spill), spill bytes and registers per config with the group heads
+   (``costfuse/models/groups/``, trained on dataset v2 + v1's row kernels by
+   ``costfuse-train --data data/sm90_v2 --data data/sm90_v1``);
+3. keeps the configs predicted spill-free (predicted spill bytes per thread
+   within ``spill_budget``) whose features lie inside the training range;
+4. takes the fastest of those by the analytical time (``cost_models/group_time.py``),
+   its spill traffic being the *predicted* one.
+
+Groups then grow as the analytical policy grows them (the default
+``merge_verdict``/``recompute_verdict`` on these estimates).
+
+Fallback: when the group itself lies outside the training range (a row
+length, member count or body never seen) or none of its in-range configs is
+predicted spill-free, the analytical policy decides that group, and the
+estimate's reason starts with ``fallback: analytical`` (``--explain`` shows
+it; :attr:`GroupHeads.fallbacks` counts them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from costfuse.cost_models.bundle import Bundle, BundleError, load_bundle
+from costfuse.featurize.group_features import (
+    GROUP_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features, group_static,
+)
+
+SHIPPED_GROUP_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "groups"
+FALLBACK = "fallback: analytical"
+
+
+def load_group_heads(model: str = "") -> Bundle:
+    """The group heads (feature schema v2) in ``model`` (default: the shipped ``costfuse/models/groups``)."""
+    source = Path(model) if model else SHIPPED_GROUP_MODEL_DIR
+    try:
+        bundle = load_bundle(source, ("spill", "spill_bytes", "regs"), schema=GROUP_FEATURE_SCHEMA_VERSION)
+    except BundleError as err:
+        raise ValueError(f"cannot load the group model {source}: {err} (train it with costfuse-train "
+                         "--data data/sm90_v2 --data data/sm90_v1 --export DIR)") from None
+    if "spill" not in bundle.heads:
+        raise ValueError(f"group model {source} has no 'spill' head")
+    return bundle
+
+
+@dataclass
+class GroupHeads:
+    """The loaded group heads with their training ranges, and the decisions and fallbacks made."""
+
+    bundle: Bundle
+    decisions: int = 0
+    fallbacks: int = 0
+    _columns: list = field(init=False, repr=False)
+
+    def __post_init__(self):
+        meta = self.bundle.metadata
+        self._columns = list(meta["feature_columns"])
+        ranges = meta["feature_ranges"]
+        self._lo = np.array([ranges[c][0] for c in self._columns])
+        self._hi = np.array([ranges[c][1] for c in self._columns])
+        self._group_cols = np.array([c in GROUP_COLUMNS for c in self._columns])
+        self._threshold = float(meta["heads"]["spill"]["threshold"])
+
+    def predict(self, X: np.ndarray) -> dict[str, np.ndarray]:
+        """``p_spill``, ``spills``, ``spill_bytes`` (per thread, 0 where not spilling), ``regs`` per row of ``X``."""
+        heads = self.bundle.heads
+        p = heads["spill"].predict(X)
+        spills = p >= self._threshold
+        nbytes = np.maximum(1.0, heads["spill_bytes"].predict(X)) if "spill_bytes" in heads else np.full(len(X), np.inf)
+        regs = heads["regs"].predict(X) if "regs" in heads else np.full(len(X), np.nan)
+        return {"p_spill": p, "spills": spills, "spill_bytes": np.where(spills, nbytes, 0.0), "regs": regs}
+
+    def outside(self, X: np.ndarray) -> tuple[np.ndarray, str]:
+        """Per row: outside the training range on any column; and the first group column out of range ("" if none)."""
+        bad = (X < self._lo) | (X > self._hi)
+        group_bad = bad[0] & self._group_cols
+        why = ""
+        if group_bad.any():
+            j = int(np.flatnonzero(group_bad)[0])
+            why = f"{self._columns[j]}={X[0, j]:.4g} not in [{self._lo[j]:.4g}, {self._hi[j]:.4g}]"
+        return bad.any(axis=1), why
+
+
+def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback):
+    """The learned policy's config for ``shape`` (see the module docstring); a ``GroupEstimate``."""
+    from costfuse.cost_models.group_time import score_configs
+    from costfuse.launch import config_space
+
+    heads.decisions += 1
+    configs = config_space(shape)
+    X = group_features(shape, configs, target.arch, group_static(shape))
+    out_of_range, why = heads.outside(X)
+    if why:
+        return _fallback(heads, fallback, shape, f"group outside the training range ({why})")
+    pred = heads.predict(X)
+    allowed = ~out_of_range & (pred["spill_bytes"] <= spill_budget)
+    if not allowed.any():
+        return _fallback(heads, fallback, shape, f"no config of {len(configs)} predicted within the spill budget")
+    scores = score_configs(shape, configs, target, spill_bytes=pred["spill_bytes"])
+    i = scores.best(allowed)
+    est = scores.estimate(i, f"learned: fastest of {int(allowed.sum())}/{len(configs)} configs predicted spill-free "
+                             f"(P(spill)={pred['p_spill'][i]:.2f}) by the analytical time")
+    from dataclasses import replace
+
+    return replace(est, regs=float(pred["regs"][i]))
+
+
+def _fallback(heads: GroupHeads, fallback, shape, why: str):
+    from dataclasses import replace
+
+    heads.fallbacks += 1
+    est = fallback.best_config(shape)
+    return replace(est, reason=f"{FALLBACK} ({why}): {est.reason}")

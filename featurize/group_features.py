@@ -1,0 +1,133 @@
+"""Features of a kernel group at a launch config (feature schema v2, issue #13).
+
+v1's features (:mod:`featurize.features`) describe one fused generic at one
+config.  A kernel group is several generics sharing one row loop
+(:class:`costfuse.kernel.KernelShape`), and what ptxas does with it depends
+on the group and the config *together*: how many full-row values a thread
+holds at the worst point, times the elements of a row it owns, against the
+registers it may use at that many warps.  So the columns are:
+
+* the group (:data:`GROUP_COLUMNS`): row length and rows, members by role,
+  reductions, inputs and outputs, full-row values live at once
+  (``live_full``), 64-bit words, passes of a looped kernel, body work per
+  element by op class, the worst member body's liveness, bytes per element;
+* the config (:data:`LAUNCH_COLUMNS`): mode, rows per program (``xblock``),
+  row chunk (``rblock``), warps, elements per thread, chunks per row, grid;
+* both (:data:`JOINT_COLUMNS`): live values per thread (elements per thread
+  × live row values × words: the mode decides which values, as in
+  ``cost_models/group_time.py``), registers available per thread at that
+  many warps (the ``.reqntid`` cap), their ratio, and the analytical
+  register and spill estimates.
+
+:func:`group_features` computes every config of one group in one vectorized
+call (the learned policy scores a group's whole config space at once):
+``experiments/results/bench_group_features.md`` measures it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from costfuse.featurize.features import OP_CLASSES, op_class
+from costfuse.featurize.liveness import body_of, pressure
+
+GROUP_FEATURE_SCHEMA_VERSION = 2
+GROUP_COLUMNS = (
+    "log2_n", "log2_rows", "n_pad_ratio", "n_members", "n_full", "n_reduce", "n_rowwise", "n_inputs",
+    "n_outputs", "n_gathers", "live_full", "words", "n_passes", "pointwise", "flops_per_elem",
+    *(f"g_{c}" for c in OP_CLASSES if c != "constant"),
+    "max_body_live_words", "sum_body_live_words", "in_bytes_per_elem", "out_bytes_per_elem",
+)
+LAUNCH_COLUMNS = (
+    "mode_pointwise", "mode_persistent", "mode_looped", "log2_xblock", "log2_rblock", "num_warps",
+    "elems_per_thread", "log2_tile", "chunks", "log2_programs",
+)
+JOINT_COLUMNS = ("live_values_per_thread", "regs_available", "pressure_ratio", "est_regs", "est_spill_bytes")
+GROUP_FEATURE_COLUMNS: tuple[str, ...] = GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS
+MODES = ("pointwise", "persistent", "looped")
+
+
+def group_static(shape) -> dict[str, float]:
+    """The config-independent columns of ``shape`` (a :class:`costfuse.kernel.KernelShape`)."""
+    from costfuse.kernel import FULL, REDUCE, ROWWISE
+    from costfuse.launch import next_pow2
+
+    counts = dict.fromkeys(OP_CLASSES, 0)
+    live_words = []
+    for m in shape.members:
+        body = body_of(m.op)
+        for node in body.nodes:
+            if node.name != "linalg.yield":
+                counts[op_class(node.name)] += 1
+        live_words.append(pressure(body).max_live_words)
+    roles = [m.role for m in shape.members]
+    elems = max(1, shape.n_rows * shape.n)
+    return {
+        "log2_n": math.log2(max(1, shape.n)),
+        "log2_rows": math.log2(max(1, shape.n_rows)),
+        "n_pad_ratio": next_pow2(shape.n) / max(1, shape.n),
+        "n_members": len(roles),
+        "n_full": roles.count(FULL),
+        "n_reduce": roles.count(REDUCE),
+        "n_rowwise": roles.count(ROWWISE),
+        "n_inputs": len(shape.inputs),
+        "n_outputs": len(shape.outputs),
+        "n_gathers": sum(1 for i in shape.inputs if i.gathers),
+        "live_full": shape.live_full,
+        "words": shape.words,
+        "n_passes": shape.n_passes,
+        "pointwise": float(shape.pointwise),
+        "flops_per_elem": float(sum(m.flops for m in shape.members if m.role != ROWWISE)),
+        **{f"g_{c}": float(counts[c]) for c in OP_CLASSES if c != "constant"},
+        "max_body_live_words": float(max(live_words, default=0)),
+        "sum_body_live_words": float(sum(live_words)),
+        "in_bytes_per_elem": sum(i.nbytes for i in shape.inputs) / elems,
+        "out_bytes_per_elem": sum(o.nbytes for o in shape.outputs) / elems,
+    }
+
+
+def launch_arrays(launches) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(mode index into :data:`MODES`, xblock, rblock, num_warps) of ``launches`` as arrays."""
+    mode = np.array([MODES.index(c.mode) for c in launches])
+    x = np.array([c.xblock for c in launches], dtype=float)
+    r = np.array([c.rblock for c in launches], dtype=float)
+    w = np.array([c.num_warps for c in launches], dtype=float)
+    return mode, x, r, w
+
+
+def group_features(shape, launches, arch: str = "sm_90", static: dict[str, float] | None = None) -> np.ndarray:
+    """Rows of :data:`GROUP_FEATURE_COLUMNS` for ``shape`` at each of ``launches`` (shape (n, n_columns))."""
+    from costfuse.cost_models.group_time import register_estimate
+    from costfuse.targets import get_target
+
+    static = static if static is not None else group_static(shape)
+    target = get_target(arch)
+    mode, x, r, w = launch_arrays(launches)
+    ept = x * r / (32.0 * w)
+    n = float(shape.n)
+    n_rows = float(shape.n_rows)
+    programs = np.where(mode == 0, np.ceil(n_rows * n / x), np.ceil(n_rows / x))
+    chunks = np.where(mode == 2, np.ceil(n / r), 1.0)
+    regs, live = register_estimate(shape, np.array(MODES)[mode], ept)
+    cap = np.minimum(target.max_regs_per_thread, target.regs_per_sm // (32.0 * w))
+    live_values = ept * live * shape.words
+    cols = [
+        *(np.full(len(launches), static[c], dtype=float) for c in GROUP_COLUMNS),
+        (mode == 0).astype(float), (mode == 1).astype(float), (mode == 2).astype(float),
+        np.log2(x), np.log2(r), w, ept, np.log2(x * r), chunks, np.log2(programs),
+        live_values, cap, live_values / cap, regs, 4.0 * np.maximum(0.0, regs - cap),
+    ]
+    return np.column_stack(cols)
+
+
+def launch_for_v1_config(shape, config):
+    """A v1 row's ``LaunchConfig`` as the :class:`costfuse.launch.KernelLaunch` of the
+    one-member group it is (pointwise when it has no row loop, persistent when RBLOCK holds the row)."""
+    from costfuse.launch import KernelLaunch
+
+    if shape.pointwise:
+        return KernelLaunch("pointwise", config.XBLOCK, 1, config.num_warps)
+    mode = "persistent" if config.RBLOCK >= shape.n else "looped"
+    return KernelLaunch(mode, config.XBLOCK, config.RBLOCK, config.num_warps)
