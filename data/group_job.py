@@ -19,8 +19,12 @@ candidate is lowered (``data/lower_kernel.py``) and compiled at:
   The bound keeps ptxas off the configs that spill kilobytes (minutes per
   compile, docs/design.md §5).  A pilot (18 programs, 751 kernels, targets
   48..2048) spilled on 16% of sampled configs and 2.6% of pointwise ones,
-  so targets start at 96, end at 3072, and pointwise groups get a third of
-  the samples.
+  so targets started at 96 and ended at 3072, and pointwise groups get a
+  third of the samples.  The first 648 kernels of ``data/sm90_v2`` then
+  showed, by estimated registers: 18% spilling at 256-512, 60% at 512-1024
+  (1.3 s per compile), 86% above 1024 but 4-10 s per compile (the kernels
+  spilling > 4 KB took two thirds of all compile time); so targets now run
+  from 192 to 1536, where the answer turns and ptxas stays fast.
 
 The job machinery (batches, atomic shards, resume, one kernel stored once,
 local or Ray executors) is v1's (``data/job.py``); only the candidates and
@@ -44,8 +48,8 @@ from costfuse.data.store import params_json
 
 POLICIES = ("always", "analytical", "inductor", "xla")
 PRICED_BY = ("analytical", "inductor", "xla")     # their best_config is added for every candidate
-DEFAULT_LOW_REGS = 96
-DEFAULT_BOUND_REGS = 3072
+DEFAULT_LOW_REGS = 192
+DEFAULT_BOUND_REGS = 1536
 POINTWISE_SAMPLE_SHARE = 3     # pointwise groups get 1/3 of the samples: a pilot found them 10x less likely to spill
 
 
