@@ -16,9 +16,10 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	@echo "== kernel groups (the default): analytical forms the kernels of an LLM-size RMSNorm backward and picks their configs =="
+	@echo "== the main job: the shipped learned model (costfuse/models/groups/) forms the kernel groups of an LLM-size RMSNorm backward and picks their configs =="
+	$(BIN)/costfuse-opt experiments/workloads/rmsnorm_bwd_bf16.mlir --fusion groups --cost-model learned --explain -o /dev/null
+	@echo "== the same under the analytical model, and under Inductor's rules, for comparison =="
 	$(BIN)/costfuse-opt experiments/workloads/rmsnorm_bwd_bf16.mlir --cost-model analytical --explain -o /dev/null
-	@echo "== the same under Inductor's rules, for comparison =="
 	$(BIN)/costfuse-opt experiments/workloads/rmsnorm_bwd_bf16.mlir --cost-model inductor --explain -o /dev/null
 	@echo "== v1 elementwise fusion with the shipped learned model (costfuse/models/) =="
 	$(BIN)/costfuse-opt examples/softmax_gelu.mlir --fusion elementwise --cost-model learned --explain -o /dev/null

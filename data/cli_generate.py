@@ -74,10 +74,7 @@ def add_stats(sub: argparse._SubParsersAction) -> None:
 def _generate(args: argparse.Namespace) -> int:
     from costfuse.data.job import JobSpec
 
-    families = tuple(f.strip() for f in args.families.split(",") if f.strip())
-    unknown = sorted(set(families) - set(FAMILIES))
-    if unknown:
-        raise ValueError(f"unknown families {unknown}; choose from {', '.join(FAMILIES)}")
+    families = _names(args.families, FAMILIES, "families")
     spec = JobSpec(families=families, programs=args.programs, seed=args.seed, arch=args.arch,
                    max_groups=args.max_groups, sample_configs=args.sample_configs, bound_words=args.bound_words,
                    timeout_s=args.timeout, mem_limit_gb=args.mem_limit_gb)
@@ -88,14 +85,22 @@ def _generate_groups(args: argparse.Namespace) -> int:
     from costfuse.data.group_job import GroupJobSpec
     from costfuse.data.group_programs import GROUP_KINDS
 
-    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
-    unknown = sorted(set(kinds) - set(GROUP_KINDS))
-    if unknown:
-        raise ValueError(f"unknown group kinds {unknown}; choose from {', '.join(GROUP_KINDS)}")
+    kinds = _names(args.kinds, GROUP_KINDS, "group kinds")
     spec = GroupJobSpec(kinds=kinds, programs=args.programs, seed=args.seed, arch=args.arch,
                         sample_configs=args.sample_configs, low_regs=args.low_regs, bound_regs=args.bound_regs,
                         timeout_s=args.timeout, mem_limit_gb=args.mem_limit_gb)
     return _run_job(spec, args)
+
+
+def _names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
+    """The comma-separated names of ``text``; ``ValueError`` if one is not ``known``, or if there is none
+    (an empty list would leave the job no program to draw: it used to fail dividing by zero)."""
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = sorted(set(names) - set(known))
+    if unknown or not names:
+        raise ValueError(f"{f'unknown {what} {unknown}' if unknown else f'no {what} given'}; "
+                         f"choose from {', '.join(known)}")
+    return names
 
 
 def _run_job(spec, args: argparse.Namespace) -> int:

@@ -15,12 +15,23 @@ own ``ptxas -v`` for the target, on the CPU), how many kernels failed to lower
 or compile, and the pass time, all from one run.  It writes
 ``experiments/RESULTS_groups.md`` and PNG plots beside it.
 
-    python experiments/compare_groups.py [--workloads experiments/workloads] [--jobs 2]
+Two more policies answer issue #13: ``learned`` (the group heads,
+``costfuse/models/groups`` or ``--group-model DIR``; its column is skipped,
+with a note, when there is no group model) and ``oracle``, the compile-label
+oracle (``experiments/oracle_groups.py``: every candidate kernel's config
+checked by ptxas).  For them the report adds learned's fallbacks, its time per
+group decision against the oracle's compile-and-check of the same configs, a
+Pareto plot of spill bytes against HBM bytes, and the issue's goals, each
+measured and marked met or NOT met.
+
+    python experiments/compare_groups.py [--workloads experiments/workloads] [--only 'softmax*,gelu_erf_f32']
+        [--policies v1,always,...] [--group-model DIR] [--jobs 2] [--out experiments/RESULTS_groups.md]
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import sys
 import time
 from dataclasses import dataclass, field
@@ -31,13 +42,23 @@ sys.path.insert(0, str(HERE))
 
 from bench_report import command_line, conditions  # noqa: E402
 
-GROUP_POLICIES = ("always", "threshold", "analytical", "inductor", "xla")
+GROUP_POLICIES = ("always", "threshold", "analytical", "inductor", "xla", "learned", "oracle")
 POLICIES = ("v1 always", *(f"groups {p}" for p in GROUP_POLICIES), "IREE dispatches")
+# --policies takes these short names (or the full ones above).
+SHORT = {"v1": "v1 always", **{p: f"groups {p}" for p in GROUP_POLICIES}, "iree": "IREE dispatches"}
+LEARNED, ORACLE = "groups learned", "groups oracle"
+
+# Issue #13's goals for the learned group policy (checked in `goals`).
+SPILL_VS_ALWAYS = 0.01       # learned's spill bytes at most 1% of `always`'s
+HBM_VS_INDUCTOR = 0.85       # at least 15% fewer HBM bytes than inductor
+HBM_VS_ORACLE = 1.03         # within 3% of the oracle's HBM bytes (fewer is within)
+MS_PER_DECISION = 2.0        # at most 2 ms per group decision
+SPEEDUP_VS_ORACLE = 1000.0   # at least 1000x faster than compiling and checking the same configs
 
 
 @dataclass
 class Outcome:
-    """One policy on one workload."""
+    """One policy on one workload (or, summed, on all of them)."""
 
     kernels: int = 0
     hbm_bytes: int = 0
@@ -47,16 +68,100 @@ class Outcome:
     compiled: int = 0
     pass_s: float = float("nan")
     configs: list[str] = field(default_factory=list)
+    # What a policy's group decisions cost: learned and oracle only.
+    decisions: int = 0           # best_config calls (one per distinct candidate kernel)
+    fallbacks: int = 0           # learned: decisions the analytical policy took
+    configs_scored: int = 0      # learned: configs of those kernels' spaces it scored
+    compiles: int = 0            # oracle: configs compiled (cached ones included)
+    cached: int = 0              # oracle: of which the on-disk cache answered
+    compile_s: float = 0.0       # oracle: their compile seconds (a cached one at its recorded time)
+    refused: int = 0             # oracle: kernels with no spill-free config
 
     def row(self) -> list[str]:
         return [str(self.kernels), f"{self.hbm_bytes / 1e6:.1f}", str(self.spilling), f"{self.spill_bytes:,}",
                 str(len(self.failed)), "-" if self.pass_s != self.pass_s else f"{self.pass_s:.2f}"]
 
+    @property
+    def s_per_decision(self) -> float:
+        return self.pass_s / self.decisions if self.decisions else float("nan")
 
-def model_for(name: str):
+
+def summed(rows: list[Outcome]) -> Outcome:
+    """The sum of ``rows`` (pass time over those that have one: nan if none)."""
+    out = Outcome()
+    times = [o.pass_s for o in rows if o.pass_s == o.pass_s]
+    out.pass_s = sum(times) if times else float("nan")
+    for o in rows:
+        for name in ("kernels", "hbm_bytes", "spilling", "spill_bytes", "compiled", "decisions", "fallbacks",
+                     "configs_scored", "compiles", "cached", "compile_s", "refused"):
+            setattr(out, name, getattr(out, name) + getattr(o, name))
+        out.failed += o.failed
+        out.configs += o.configs
+    return out
+
+
+def parse_policies(spec: str) -> list[str]:
+    """``--policies``: comma-separated short (``v1,learned``) or full (``groups learned``) names; empty: all."""
+    if not spec.strip():
+        return list(POLICIES)
+    want = []
+    for name in (x.strip() for x in spec.split(",") if x.strip()):
+        full = SHORT.get(name, name)
+        if full not in POLICIES:
+            raise ValueError(f"compare_groups.py: unknown policy {name!r}; choose from {', '.join(SHORT)}")
+        want.append(full)
+    return [p for p in POLICIES if p in want]
+
+
+def select_workloads(folder: Path, only: str) -> list[Path]:
+    """``*.mlir`` in ``folder`` whose stem matches one of ``only``'s comma-separated names or globs (all if empty)."""
+    paths = sorted(folder.glob("*.mlir"))
+    pats = [x.strip() for x in only.split(",") if x.strip()]
+    return [p for p in paths if not pats or any(fnmatch.fnmatchcase(p.stem, pat) for pat in pats)]
+
+
+def learned_model(group_model: str, arch: str):
+    """``learned`` counting the configs its group decisions score (every config of each kernel's space),
+    with its group heads already loaded.  Raises ``ValueError`` when there is no group model."""
+    from costfuse.cost_models.learned import Learned
+    from costfuse.launch import config_space
+
+    class CountedLearned(Learned):
+        """Learned, counting ``len(config_space(shape))`` per group decision: what its heads score."""
+
+        configs_scored = 0
+
+        def best_config(self, shape):
+            self.configs_scored += len(config_space(shape))
+            return super().best_config(shape)
+
+    model = CountedLearned(arch=arch, group_model=group_model)
+    model.group_heads()
+    return model
+
+
+def make_model(policy: str, pool, arch: str, group_model: str):
+    """A fresh cost model for ``policy`` (a short group policy name), built before the pass is timed."""
+    if policy == "learned":
+        return learned_model(group_model, arch)
+    if policy == "oracle":
+        from oracle_groups import CompileOracle
+
+        return CompileOracle(pool=pool, arch=arch)
     from costfuse.cost_models import MODELS
 
-    return MODELS[name]()
+    return MODELS[policy]()
+
+
+def model_costs(model) -> dict[str, float]:
+    """What ``model``'s group decisions have cost so far (the ``Outcome`` fields; empty but for learned and
+    the oracle).  Models live for the whole run, so a workload's costs are the difference across its pass."""
+    if hasattr(model, "group_fallbacks"):
+        decisions, fallbacks = model.group_fallbacks
+        return {"decisions": decisions, "fallbacks": fallbacks, "configs_scored": model.configs_scored}
+    counts = getattr(model, "counts", None)
+    return {} if counts is None else {k: getattr(counts, k)
+                                      for k in ("decisions", "compiles", "cached", "compile_s", "refused")}
 
 
 def run_v1(text: str, path: Path):
@@ -73,14 +178,14 @@ def run_v1(text: str, path: Path):
     return lower_module(module), dt
 
 
-def run_groups(text: str, path: Path, policy: str):
+def run_groups(text: str, path: Path, model):
     from costfuse.data.lower_kernel import lower_kernels
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
     from costfuse.ir import parse_module
 
     module = parse_module(text, str(path))
     t0 = time.perf_counter()
-    run_group_pipeline(module, GroupFusionPass(model_for(policy)))
+    run_group_pipeline(module, GroupFusionPass(model))
     dt = time.perf_counter() - t0
     return lower_kernels(module), dt
 
@@ -92,9 +197,9 @@ def run_iree(path: Path) -> Outcome:
     return Outcome(kernels=len(d), hbm_bytes=sum(x.hbm_bytes for x in d))
 
 
-def compile_all(reports: dict, arch: int, jobs: int, timeout: float) -> dict:
+def compile_all(reports: dict, arch: int, pool) -> dict:
     """Compile every distinct lowered kernel once; map (policy, index) -> CompileResult."""
-    from costfuse.data.compile import CompilePool, CompileTask
+    from costfuse.data.compile import CompileTask
 
     tasks, keys = [], []
     for key, (report, _) in reports.items():
@@ -109,9 +214,7 @@ def compile_all(reports: dict, arch: int, jobs: int, timeout: float) -> dict:
         if done[0] % 10 == 0 or done[0] == len(tasks):
             print(f"  {done[0]}/{len(tasks)}", file=sys.stderr, flush=True)
 
-    with CompilePool(jobs, timeout) as pool:
-        results = pool.run(tasks, on_result=tick)
-    return dict(zip(keys, results))
+    return dict(zip(keys, pool.run(tasks, on_result=tick)))
 
 
 def outcome(report, pass_s: float, results: dict, key) -> Outcome:
@@ -132,21 +235,66 @@ def outcome(report, pass_s: float, results: dict, key) -> Outcome:
     return o
 
 
-def study(paths: list[Path], arch: int, jobs: int, timeout: float) -> dict[str, dict[str, Outcome]]:
+def study(paths: list[Path], arch: str, jobs: int, timeout: float, policies: list[str],
+          group_model: str = "") -> tuple[dict[str, dict[str, Outcome]], list[str]]:
+    """Every policy of ``policies`` on every workload, and notes on the run (policies skipped, warm-up).
+
+    ``learned`` and ``oracle`` are built once for the run, as a compiler process would hold them;
+    ``learned`` first runs once, untimed, on the first workload, so imports and its boosters' lazy
+    load are not charged to its decisions.  The other policies get a fresh model per workload.
+    """
+    from costfuse.data.compile import CompilePool, parse_arch
+
+    notes = []
+    groups = [p.removeprefix("groups ") for p in policies if p.startswith("groups ")]
     out: dict[str, dict[str, Outcome]] = {}
-    for path in paths:
-        text = path.read_text()
-        print(f"== {path.name}", file=sys.stderr, flush=True)
-        reports = {"v1 always": run_v1(text, path)}
-        for p in GROUP_POLICIES:
-            reports[f"groups {p}"] = run_groups(text, path, p)
-        results = compile_all(reports, arch, jobs, timeout)
-        out[path.stem] = {key: outcome(rep, dt, results, key) for key, (rep, dt) in reports.items()}
-        try:
-            out[path.stem]["IREE dispatches"] = run_iree(path)
-        except Exception as err:   # IREE failing on a workload is a finding, not a crash
-            out[path.stem]["IREE dispatches"] = Outcome(failed=[f"iree-compile: {err}"])
-    return out
+    with CompilePool(jobs, timeout) as pool:
+        shared = {}
+        if "learned" in groups:
+            try:
+                shared["learned"] = learned_model(group_model, arch)
+            except ValueError as err:
+                groups.remove("learned")
+                notes.append(f"`groups learned` skipped: {err}")
+        if "learned" in shared:
+            t0 = time.perf_counter()
+            run_groups(paths[0].read_text(), paths[0], shared["learned"])
+            notes.append(f"`groups learned` warm-up (imports, its boosters' first load), untimed: one pass on "
+                         f"{paths[0].stem} took {time.perf_counter() - t0:.2f} s.")
+        if "oracle" in groups:
+            shared["oracle"] = make_model("oracle", pool, arch, group_model)
+        for path in paths:
+            text = path.read_text()
+            print(f"== {path.name}", file=sys.stderr, flush=True)
+            reports, costs = {}, {}
+            if "v1 always" in policies:
+                reports["v1 always"] = run_v1(text, path)
+            for p in groups:
+                model = shared[p] if p in shared else make_model(p, pool, arch, group_model)
+                before = model_costs(model)
+                reports[f"groups {p}"] = run_groups(text, path, model)
+                costs[f"groups {p}"] = {k: v - before[k] for k, v in model_costs(model).items()}
+            results = compile_all(reports, parse_arch(arch), pool)
+            out[path.stem] = {key: outcome(rep, dt, results, key) for key, (rep, dt) in reports.items()}
+            for key, delta in costs.items():
+                for k, v in delta.items():
+                    setattr(out[path.stem][key], k, v)
+            if "IREE dispatches" in policies:
+                try:
+                    out[path.stem]["IREE dispatches"] = run_iree(path)
+                except Exception as err:   # IREE failing on a workload is a finding, not a crash
+                    out[path.stem]["IREE dispatches"] = Outcome(failed=[f"iree-compile: {err}"])
+    return out, notes
+
+
+def present(results: dict[str, dict[str, Outcome]]) -> list[str]:
+    """The policies that ran, in report order."""
+    ran = {p for by in results.values() for p in by}
+    return [p for p in POLICIES if p in ran]
+
+
+def totals_by_policy(results: dict[str, dict[str, Outcome]]) -> dict[str, Outcome]:
+    return {p: summed([by[p] for by in results.values() if p in by]) for p in present(results)}
 
 
 def table(results: dict[str, dict[str, Outcome]]) -> str:
@@ -162,17 +310,138 @@ def table(results: dict[str, dict[str, Outcome]]) -> str:
 def totals(results: dict[str, dict[str, Outcome]]) -> str:
     head = "| policy | kernels | HBM MB | vs v1 HBM | vs v1 kernels | spilling kernels | spill bytes | compiled |"
     lines = [head, "|" + "---|" * 8]
-    base_k = sum(by["v1 always"].kernels for by in results.values())
-    base_b = sum(by["v1 always"].hbm_bytes for by in results.values())
-    for p in POLICIES:
-        rows = [by[p] for by in results.values() if p in by]
-        k, b = sum(o.kernels for o in rows), sum(o.hbm_bytes for o in rows)
-        comp = sum(o.compiled for o in rows)
-        lowered = sum(o.kernels for o in rows)
-        compiled = "-" if p == "IREE dispatches" else f"{comp}/{lowered} ({100 * comp / max(1, lowered):.1f}%)"
-        lines.append(f"| {p} | {k} | {b / 1e6:.1f} | {100 * (b / base_b - 1):+.1f}% | {100 * (k / base_k - 1):+.1f}% | "
-                     f"{sum(o.spilling for o in rows)} | {sum(o.spill_bytes for o in rows):,} | {compiled} |")
+    tot = totals_by_policy(results)
+    base = tot.get("v1 always")
+    for p, o in tot.items():
+        k, b = o.kernels, o.hbm_bytes
+        compiled = "-" if p == "IREE dispatches" else f"{o.compiled}/{k} ({100 * o.compiled / max(1, k):.1f}%)"
+        vs_b = f"{100 * (b / base.hbm_bytes - 1):+.1f}%" if base and base.hbm_bytes else "-"
+        vs_k = f"{100 * (k / base.kernels - 1):+.1f}%" if base and base.kernels else "-"
+        lines.append(f"| {p} | {k} | {b / 1e6:.1f} | {vs_b} | {vs_k} | {o.spilling} | {o.spill_bytes:,} | {compiled} |")
     return "\n".join(lines)
+
+
+def _ms(s: float) -> str:
+    return "-" if s != s else f"{s * 1e3:.2f}"
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{part} ({100 * part / whole:.1f}%)" if whole else str(part)
+
+
+def decision_costs(results: dict[str, dict[str, Outcome]]) -> str:
+    """Per workload: learned's decisions, fallbacks and configs scored; the oracle's compiles."""
+    head = ("| workload | learned decisions | learned fallbacks | configs scored | learned pass s | "
+            "oracle decisions | oracle compiles (cached) | oracle compile s | oracle refused | oracle pass s |")
+    lines = [head, "|" + "---|" * 10]
+    rows = [(w, by.get(LEARNED), by.get(ORACLE)) for w, by in results.items()]
+    if not any(l or o for _, l, o in rows):
+        return "Not measured: neither `groups learned` nor `groups oracle` ran."
+    tot = totals_by_policy(results)
+    rows.append(("**all**", tot.get(LEARNED), tot.get(ORACLE)))
+    for w, l, o in rows:
+        lc = [str(l.decisions), _pct(l.fallbacks, l.decisions), str(l.configs_scored), f"{l.pass_s:.2f}"] \
+            if l else ["-"] * 4
+        oc = [str(o.decisions), f"{o.compiles} ({o.cached})", f"{o.compile_s:.1f}", str(o.refused), f"{o.pass_s:.2f}"] \
+            if o else ["-"] * 5
+        lines.append(f"| {w} | " + " | ".join(lc + oc) + " |")
+    return "\n".join(lines)
+
+
+def mean_compile_s(results: dict[str, dict[str, Outcome]]) -> float:
+    """Seconds per config the oracle compiled, over the whole run (nan if it compiled nothing)."""
+    o = totals_by_policy(results).get(ORACLE)
+    return o.compile_s / o.compiles if o and o.compiles else float("nan")
+
+
+def oracle_s_per_decision(learned: Outcome, per_config_s: float) -> float:
+    """The oracle's compile-and-check time for the configs ``learned`` scored, per group decision."""
+    return learned.configs_scored / learned.decisions * per_config_s if learned.decisions else float("nan")
+
+
+def decision_times(results: dict[str, dict[str, Outcome]]) -> str:
+    """Learned's ms per group decision against compiling and checking the same configs, per workload."""
+    per = mean_compile_s(results)
+    head = ("| workload | learned decisions | configs scored per decision | learned ms per decision | "
+            "oracle compile-and-check s per decision (same configs) | speed-up |")
+    lines = [head, "|" + "---|" * 6]
+    rows = [(w, by[LEARNED]) for w, by in results.items() if LEARNED in by]
+    if not rows:
+        return "Not measured: `groups learned` did not run."
+    rows.append(("**all**", totals_by_policy(results)[LEARNED]))
+    for w, l in rows:
+        o = oracle_s_per_decision(l, per)
+        cfg = f"{l.configs_scored / l.decisions:.0f}" if l.decisions else "-"
+        speed = "-" if o != o or not l.s_per_decision else f"{o / l.s_per_decision:,.0f}x"
+        lines.append(f"| {w} | {l.decisions} | {cfg} | {_ms(l.s_per_decision)} | "
+                     f"{'-' if o != o else f'{o:.1f}'} | {speed} |")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Goal:
+    """One of issue #13's goals: what it asks, what was measured, and whether it is met (None: not measured)."""
+
+    goal: str
+    measured: str
+    met: bool | None
+
+    def row(self) -> str:
+        verdict = "n/a" if self.met is None else ("met" if self.met else "NOT met")
+        return f"| {self.goal} | {self.measured} | {verdict} |"
+
+
+def goals(tot: dict[str, Outcome], per_config_s: float) -> list[Goal]:
+    """Issue #13's goals for ``learned`` from the totals over all workloads; ``per_config_s``: the oracle's
+    mean compile seconds per config.  A goal whose policies did not run is ``n/a``."""
+    l, ind, xla, alw, ora = (tot.get(p) for p in (LEARNED, "groups inductor", "groups xla", "groups always", ORACLE))
+    out = []
+
+    def need(goal: str, *outcomes) -> bool:
+        if all(o is not None for o in outcomes):
+            return True
+        out.append(Goal(goal, "not run", None))
+        return False
+
+    g = "learned spills no more than inductor or xla (spill bytes <= both)"
+    if need(g, l, ind, xla):
+        out.append(Goal(g, f"learned {l.spill_bytes:,} B, inductor {ind.spill_bytes:,} B, xla {xla.spill_bytes:,} B",
+                        l.spill_bytes <= ind.spill_bytes and l.spill_bytes <= xla.spill_bytes))
+    g = f"learned spills <= {100 * SPILL_VS_ALWAYS:g}% of `always`"
+    if need(g, l, alw):
+        share = f" ({100 * l.spill_bytes / alw.spill_bytes:.2f}%)" if alw.spill_bytes else ""
+        out.append(Goal(g, f"learned {l.spill_bytes:,} B vs always {alw.spill_bytes:,} B{share}",
+                        l.spill_bytes <= SPILL_VS_ALWAYS * alw.spill_bytes))
+    g = f"learned moves >= {100 * (1 - HBM_VS_INDUCTOR):g}% fewer HBM bytes than inductor"
+    if need(g, l, ind):
+        out.append(Goal(g, _hbm_vs(l, ind), l.hbm_bytes <= HBM_VS_INDUCTOR * ind.hbm_bytes))
+    g = f"learned's HBM bytes within {100 * (HBM_VS_ORACLE - 1):g}% of the oracle's"
+    if need(g, l, ora):
+        out.append(Goal(g, _hbm_vs(l, ora), l.hbm_bytes <= HBM_VS_ORACLE * ora.hbm_bytes))
+    g = f"learned takes <= {MS_PER_DECISION:g} ms per group decision"
+    if need(g, l):
+        ms = l.s_per_decision * 1e3
+        out.append(Goal(g, f"{_ms(l.s_per_decision)} ms ({l.decisions} decisions in {l.pass_s:.2f} s of pass time)",
+                        None if ms != ms else ms <= MS_PER_DECISION))
+    g = f"learned is >= {SPEEDUP_VS_ORACLE:,.0f}x faster than the oracle's compile-and-check of the same configs"
+    if need(g, l, ora):
+        o = oracle_s_per_decision(l, per_config_s)
+        if o != o or l.s_per_decision != l.s_per_decision or not l.s_per_decision:
+            out.append(Goal(g, "no oracle compile or no learned decision to compare", None))
+        else:
+            speed = o / l.s_per_decision
+            out.append(Goal(g, f"{speed:,.0f}x ({o:.2f} s vs {_ms(l.s_per_decision)} ms per decision; "
+                               f"{per_config_s:.2f} s per compiled config)", speed >= SPEEDUP_VS_ORACLE))
+    return out
+
+
+def _hbm_vs(a: Outcome, b: Outcome) -> str:
+    rel = f"{100 * (a.hbm_bytes / b.hbm_bytes - 1):+.1f}%" if b.hbm_bytes else "-"
+    return f"{rel} ({a.hbm_bytes / 1e6:.1f} vs {b.hbm_bytes / 1e6:.1f} MB)"
+
+
+def goals_table(goal_list: list[Goal]) -> str:
+    return "\n".join(["| goal (issue #13) | measured | verdict |", "|---|---|---|", *(g.row() for g in goal_list)])
 
 
 def plot(results: dict[str, dict[str, Outcome]], out: Path) -> list[Path]:
@@ -183,13 +452,17 @@ def plot(results: dict[str, dict[str, Outcome]], out: Path) -> list[Path]:
     import numpy as np
 
     names = list(results)
+    policies = present(results)
     files = []
+    base = "v1 always" if "v1 always" in policies else None
     for metric, label, fname in [("hbm_bytes", "HBM bytes vs v1 always", "groups_hbm.png"),
                                  ("kernels", "kernels vs v1 always", "groups_kernels.png")]:
+        if base is None:
+            break
         fig, ax = plt.subplots(figsize=(max(8, len(names) * 0.9), 4.5))
-        width = 0.8 / len(POLICIES)
-        for j, p in enumerate(POLICIES):
-            vals = [getattr(results[w][p], metric) / max(1, getattr(results[w]["v1 always"], metric))
+        width = 0.8 / len(policies)
+        for j, p in enumerate(policies):
+            vals = [getattr(results[w][p], metric) / max(1, getattr(results[w][base], metric))
                     if p in results[w] else np.nan for w in names]
             ax.bar(np.arange(len(names)) + j * width, vals, width, label=p)
         ax.axhline(1.0, color="k", lw=0.8)
@@ -200,10 +473,12 @@ def plot(results: dict[str, dict[str, Outcome]], out: Path) -> list[Path]:
         fig.savefig(out / fname, dpi=110)
         plt.close(fig)
         files.append(out / fname)
+    compiled = [p for p in policies if p != "IREE dispatches"]   # IREE's dispatches are priced, not compiled
     fig, ax = plt.subplots(figsize=(max(8, len(names) * 0.9), 4.5))
-    width = 0.8 / (len(POLICIES) - 1)
-    for j, p in enumerate(POLICIES[:-1]):
-        ax.bar(np.arange(len(names)) + j * width, [results[w][p].spill_bytes + 1 for w in names], width, label=p)
+    width = 0.8 / max(1, len(compiled))
+    for j, p in enumerate(compiled):
+        ax.bar(np.arange(len(names)) + j * width, [results[w][p].spill_bytes + 1 if p in results[w] else np.nan
+                                                   for w in names], width, label=p)
     ax.set_yscale("log")
     ax.set_ylabel("ptxas spill bytes + 1 (sum over kernels)")
     ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2, names, rotation=45, ha="right", fontsize=8)
@@ -212,34 +487,74 @@ def plot(results: dict[str, dict[str, Outcome]], out: Path) -> list[Path]:
     fig.savefig(out / "groups_spills.png", dpi=110)
     plt.close(fig)
     files.append(out / "groups_spills.png")
+    files.append(pareto(totals_by_policy(results), out / "groups_pareto.png"))
     return files
+
+
+def pareto(tot: dict[str, Outcome], path: Path) -> Path:
+    """Total spill bytes (x, symlog) against total HBM bytes (y), one labelled point per compiled policy."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points: dict[tuple[int, int], list[str]] = {}   # policies at the same point share one label
+    for p, o in tot.items():
+        if p != "IREE dispatches":
+            points.setdefault((o.spill_bytes, o.hbm_bytes), []).append(p.removeprefix("groups "))
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for (spill, hbm), names in points.items():
+        ax.scatter(spill, hbm / 1e9, s=36, zorder=3)
+        ax.annotate(", ".join(names), (spill, hbm / 1e9), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlim(-0.5, 10 * max([1, *(s for s, _ in points)]))
+    ax.set_xlabel("ptxas spill bytes, summed over all workloads' kernels (symlog)")
+    ax.set_ylabel("HBM GB, all workloads")
+    ax.set_title("Kernel-group policies: spills vs HBM traffic (lower-left is better)")
+    ax.grid(True, lw=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
     from costfuse.data.compile import DEFAULT_TIMEOUT_S, arch_name, parse_arch, ptxas_version, triton_version
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workloads", default=str(HERE / "workloads"), help="folder of .mlir workloads (default %(default)s)")
-    ap.add_argument("--only", default="", help="comma-separated workload names (default: all)")
+    ap.add_argument("--workloads", default=str(HERE / "workloads"),
+                    help="folder of .mlir workloads (default %(default)s)")
+    ap.add_argument("--only", default="", help="comma-separated workload names or globs, e.g. 'softmax*,gelu_erf_f32' "
+                                               "(default: all)")
+    ap.add_argument("--policies", default="", help=f"comma-separated policies among {', '.join(SHORT)} (default: all)")
+    ap.add_argument("--group-model", default="", help="group model folder for `learned` (default: the shipped "
+                                                      "costfuse/models/groups; without one the column is skipped)")
     ap.add_argument("--arch", default="sm_90", help="compile target (default %(default)s)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel compiles (default %(default)s)")
-    ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds per compile (default %(default)s)")
-    ap.add_argument("--out", default=str(HERE / "RESULTS_groups.md"), help="report path (default %(default)s)")
+    ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+                    help="seconds per compile (default %(default)s)")
+    ap.add_argument("--out", default=str(HERE / "RESULTS_groups.md"),
+                    help="report path; plots go to results/ beside it (default %(default)s)")
     args = ap.parse_args(argv)
-    paths = sorted(Path(args.workloads).glob("*.mlir"))
-    if args.only:
-        keep = set(args.only.split(","))
-        paths = [p for p in paths if p.stem in keep]
+    try:
+        policies = parse_policies(args.policies)
+    except ValueError as err:
+        print(err, file=sys.stderr)
+        return 2
+    paths = select_workloads(Path(args.workloads), args.only)
     if not paths:
-        print(f"compare_groups: no workloads in {args.workloads}", file=sys.stderr)
+        print(f"compare_groups.py: no workloads in {args.workloads}" + (f" match {args.only!r}" if args.only else ""),
+              file=sys.stderr)
         return 1
     arch = parse_arch(args.arch)
     t0 = time.perf_counter()
-    results = study(paths, arch, args.jobs, args.timeout)
+    results, notes = study(paths, arch_name(arch), args.jobs, args.timeout, policies, args.group_model)
     out = Path(args.out)
     (out.parent / "results").mkdir(parents=True, exist_ok=True)
     figs = plot(results, out.parent / "results")
     failed = [(w, p, f) for w, by in results.items() for p, o in by.items() for f in o.failed]
+    per_config_s = mean_compile_s(results)
+    oracle = totals_by_policy(results).get(ORACLE)
     text = "\n".join([
         "# Kernel groups on real workloads",
         "",
@@ -251,9 +566,39 @@ def main(argv: list[str] | None = None) -> int:
         "dispatches are priced the same way from their operand and result types. Spill bytes: ptxas spill "
         "stores + loads per thread, summed over kernels.",
         "",
+        "`groups learned`: the learned group policy (`costfuse/cost_models/learned_groups.py`, group model "
+        f"`{args.group_model or 'costfuse/models/groups'}`). `groups oracle`: the compile-label oracle "
+        "(`experiments/oracle_groups.py`): every candidate kernel gets the spill-free config, by ptxas, of its "
+        "least-HBM mode, and merges are taken by least HBM then fewest kernels; greedy priority formation priced "
+        "by compile labels (exhaustive `benchmark_fusion` on compile labels per candidate), not a search over "
+        "all partitions.",
+        *(["", *[f"- {n}" for n in notes]] if notes else []),
+        "",
+        "## Goals of issue #13 (all workloads)",
+        "",
+        goals_table(goals(totals_by_policy(results), per_config_s)),
+        "",
         "## Totals over all workloads",
         "",
         totals(results),
+        "",
+        "## Decision time: learned vs the oracle's compile-and-check",
+        "",
+        "Learned: its pass time over its group decisions (one per distinct candidate kernel priced). The oracle's "
+        "compile-and-check of the same configs: the configs learned scored (every config of each kernel's space) "
+        "× the mean compile seconds per config the oracle measured in this run"
+        + (f" ({per_config_s:.2f} s over {oracle.compiles} compiles, {oracle.cached} of them from the cache at "
+           "their recorded time)." if oracle and oracle.compiles else " (no oracle compile in this run)."),
+        "",
+        decision_times(results),
+        "",
+        "## Learned fallbacks and oracle compiles per workload",
+        "",
+        "Fallbacks: group decisions learned left to the analytical policy (outside the training range, or no "
+        "config predicted spill-free). Oracle refused: kernels with no spill-free config (kept apart, at the "
+        "heuristic config).",
+        "",
+        decision_costs(results),
         "",
         "## Per workload",
         "",

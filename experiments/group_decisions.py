@@ -45,7 +45,7 @@ def test_groups(v2: Path, v1: Path, seed: int = 0):
 
     table = load_group_table([v2, v1])
     split = grouped_split(table.groups, 0.25, seed)
-    rows = table.rows[split.test & (table.rows["dataset"] == v2.name).to_numpy()]
+    rows = table.rows[split.test & (table.rows["dataset_version"] == 2).to_numpy()]
     return set(rows["group_id"]), table
 
 

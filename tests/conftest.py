@@ -73,3 +73,38 @@ def encoder_layer(exported_block) -> ExportedBlock:
 def encoder_layer_mlir(encoder_layer) -> str:
     """Just the MLIR text of :func:`encoder_layer` (``@main``, one 2x16x32 f32 input)."""
     return encoder_layer.mlir
+
+
+# ---------------------------------------------------------------------------
+# Kernel groups (dataset v2, group heads): tests/group_data.py
+
+
+@dataclass(frozen=True)
+class GroupRun:
+    """``costfuse-train`` on :func:`group_v2_dir`: its exit status, report (stdout), stderr and bundle folder."""
+
+    code: int
+    report: str
+    err: str
+    bundle: Path
+
+
+@pytest.fixture(scope="session")
+def group_v2_dir(tmp_path_factory) -> Path:
+    """A schema-v2 dataset of 8 programs (softmax, RMSNorm and LayerNorm forward, SwiGLU): real groups
+    and launches, synthetic labels (``tests/group_data.py`` says why); about 10 s.  Its folder is named
+    ``groups_v2``, not ``sm90_v2``: nothing may depend on the directory's name."""
+    from group_data import write_synthetic_v2
+
+    d = tmp_path_factory.mktemp("group_data") / "groups_v2"
+    write_synthetic_v2(d)
+    return d
+
+
+@pytest.fixture(scope="session")
+def group_run(group_v2_dir, tmp_path_factory) -> GroupRun:
+    """``costfuse-train --data group_v2_dir --no-tracking --no-holdout --n-estimators 20 --export OUT -q``."""
+    from group_data import train_cli
+
+    out = tmp_path_factory.mktemp("group_model") / "bundle"
+    return GroupRun(*train_cli([group_v2_dir], out), out)

@@ -15,6 +15,7 @@ for unusable input (missing dataset, bad options), 2 for a bug.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shlex
 import sys
 import time
@@ -116,6 +117,9 @@ def _train(args: argparse.Namespace, command: str) -> int:
         result = pipeline.run(table, args.target, params, args.test_size, holdout=not args.no_holdout, log=log,
                               baseline_factory=group_baselines)
         result.goal_specs, result.extra = pipeline.GROUP_GOALS, v2_metrics(result)
+        for r in result.heads.values():   # registered apart from v1's heads: costfuse-group-spill, ...
+            r.spec = dataclasses.replace(r.spec, registered_name=r.spec.registered_name.replace(
+                "costfuse-", "costfuse-group-", 1))
         text = report.render(result) + "\n" + render_v2(result)
     else:
         result = pipeline.run(table, args.target, params, args.test_size, holdout=not args.no_holdout, log=log)

@@ -8,8 +8,10 @@ of that generic, at the launch its ``LaunchConfig`` is
 (:func:`featurize.group_features.launch_for_v1_config`); v1 generics that are
 not row kernels (a transpose, a broadcast into a non-row layout) are counted
 and left out.  Rows keep their family (v1) or group kind (v2) as ``family``,
-so held-out-family scores cover both, and a ``dataset`` column says which
-dataset each row came from (the goals are read on v2's test rows).
+so held-out-family scores cover both, and the ``dataset`` column says which
+dataset each row came from (its directory's name) and ``dataset_version``
+its row schema (1 or 2: the goals are read on v2's test rows, whatever the
+directory is called).
 
 Splits group rows by program (v2: ``program_id``; v1: ``split_group`` as in
 v1's training), so a group's configs never straddle train and test.
@@ -27,7 +29,8 @@ from costfuse.featurize.group_features import (
 )
 from costfuse.train.dataset import LABEL_COLUMNS, META_COLUMNS, DatasetError, TrainingTable, dataset_hash
 
-GROUP_META_COLUMNS = (*META_COLUMNS, "dataset", "group_id", "mode", "xblock", "rblock", "num_warps", "config_source")
+GROUP_META_COLUMNS = (*META_COLUMNS, "dataset", "dataset_version", "group_id", "mode", "xblock", "rblock", "num_warps",
+                      "config_source")
 
 
 def _read(directory: Path, arch: str | None, dropped: dict[str, int]) -> tuple[pd.DataFrame, int]:
@@ -110,6 +113,7 @@ def _features_v1(df: pd.DataFrame, arch: str, dropped: dict) -> tuple[np.ndarray
 def load_group_table(directories: list[str | Path], arch: str | None = "sm_90") -> TrainingTable:
     """Read and featurize the datasets in ``directories`` (v2 and, optionally, v1) as one table."""
     from costfuse.data.dedupe import program_hashes, split_groups
+    from costfuse.data.group_job import group_id
 
     dropped: dict[str, int] = {}
     parts = []
@@ -121,12 +125,13 @@ def load_group_table(directories: list[str | Path], arch: str | None = "sm_90") 
             df["program_hash"] = program_hashes(df)
             df["split_group"] = split_groups(df)
             X, keep = _features_v1(df, arch or "sm_90", dropped)
-            df["group_id"], df["mode"], df["config_source"] = df["ir"].map(hash).astype(str), "", df["config_source"]
+            # A one-member group's id hashes its IR as v2's do (Python's hash() is salted: not reproducible).
+            df["group_id"], df["mode"] = df["ir"].map(group_id), ""
         else:
             df["program_hash"] = df["program_id"]
             df["split_group"] = df["program_id"]
             X, keep = _features_v2(df, arch or "sm_90", dropped)
-        df["dataset"] = directory.name
+        df["dataset"], df["dataset_version"] = directory.name, version
         parts.append((pd.DataFrame(X[keep], columns=list(GROUP_FEATURE_COLUMNS)),
                       df.loc[keep, list(GROUP_META_COLUMNS + LABEL_COLUMNS)].reset_index(drop=True)))
     if not parts:

@@ -107,8 +107,9 @@ def check_schema(metadata: Any, where: str, schema: int | None = FEATURE_SCHEMA_
     version = metadata.get("feature_schema_version")
     expected = schema if schema is not None else version
     if version != expected or version not in SCHEMAS:
+        computes = f"v{schema}" if schema is not None else " or ".join(f"v{v}" for v in SCHEMAS)
         raise BundleError(
-            f"{where}: trained on feature schema v{version}, but this featurize computes v{expected}; "
+            f"{where}: trained on feature schema v{version}, but this featurize computes {computes}; "
             "retrain it (costfuse-train --data DIR --export DIR) or use a matching CostFuse version")
     columns = SCHEMAS[version]
     if list(metadata.get("feature_columns", [])) != list(columns):

@@ -130,8 +130,9 @@ class Learned(CostModel):
         self._group_heads = None
 
     # --- kernel groups (--fusion groups) ----------------------------------------------
-    def best_config(self, shape):
-        """The fastest config predicted spill-free by the group heads (``cost_models/learned_groups.py``)."""
+    def group_heads(self):
+        """The group heads, loaded on first use (a v1-only run never needs them); a caller that times
+        decisions loads them first, so the load is not charged to the first group."""
         from costfuse.cost_models import learned_groups
 
         if self._group_heads is None:
@@ -141,7 +142,13 @@ class Learned(CostModel):
                 raise ValueError(f"group model {self.group_model or 'costfuse/models/groups'}: {problem}; "
                                  "pass --allow-arch-mismatch to use it anyway")
             self._group_heads = learned_groups.GroupHeads(bundle)
-        return learned_groups.best_config(self._group_heads, shape, self._target, self.spill_budget, self._fallback)
+        return self._group_heads
+
+    def best_config(self, shape):
+        """The fastest config predicted spill-free by the group heads (``cost_models/learned_groups.py``)."""
+        from costfuse.cost_models import learned_groups
+
+        return learned_groups.best_config(self.group_heads(), shape, self._target, self.spill_budget, self._fallback)
 
     @property
     def group_fallbacks(self) -> tuple[int, int]:

@@ -34,6 +34,7 @@ from costfuse.featurize.group_features import (
 )
 
 SHIPPED_GROUP_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "groups"
+BATCH = 32          # configs predicted per call: NumPy trees below it (bundle.SMALL_BATCH), XGBoost's call cost above
 FALLBACK = "fallback: analytical"
 
 
@@ -69,13 +70,22 @@ class GroupHeads:
         self._threshold = float(meta["heads"]["spill"]["threshold"])
 
     def predict(self, X: np.ndarray) -> dict[str, np.ndarray]:
-        """``p_spill``, ``spills``, ``spill_bytes`` (per thread, 0 where not spilling), ``regs`` per row of ``X``."""
+        """``p_spill``, ``spills`` and ``spill_bytes`` (per thread, 0 where not spilling) per row of ``X``;
+        the bytes head runs only on the rows predicted to spill."""
         heads = self.bundle.heads
+        X = np.asarray(X, float)
         p = heads["spill"].predict(X)
         spills = p >= self._threshold
-        nbytes = np.maximum(1.0, heads["spill_bytes"].predict(X)) if "spill_bytes" in heads else np.full(len(X), np.inf)
-        regs = heads["regs"].predict(X) if "regs" in heads else np.full(len(X), np.nan)
-        return {"p_spill": p, "spills": spills, "spill_bytes": np.where(spills, nbytes, 0.0), "regs": regs}
+        nbytes = np.zeros(len(X))
+        if spills.any():
+            nbytes[spills] = (np.maximum(1.0, heads["spill_bytes"].predict(X[spills])) if "spill_bytes" in heads
+                              else np.inf)
+        return {"p_spill": p, "spills": spills, "spill_bytes": nbytes}
+
+    def regs(self, x: np.ndarray) -> float:
+        """Predicted registers per thread of one feature row (NaN without a register head)."""
+        head = self.bundle.heads.get("regs")
+        return float(head.predict(np.asarray(x, float).reshape(1, -1))[0]) if head else float("nan")
 
     def outside(self, X: np.ndarray) -> tuple[np.ndarray, str]:
         """Per row: outside the training range on any column; and the first group column out of range ("" if none)."""
@@ -89,7 +99,18 @@ class GroupHeads:
 
 
 def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback):
-    """The learned policy's config for ``shape`` (see the module docstring); a ``GroupEstimate``."""
+    """The learned policy's config for ``shape`` (see the module docstring); a ``GroupEstimate``.
+
+    With a zero budget a config within it spills nothing, so its time is the
+    analytical time without spill traffic: the answer is the first config in
+    that order the heads predict spill-free.  So the heads run on
+    :data:`BATCH` configs at a time in that order and stop there (most groups
+    need one or two batches, where predicting the whole space cost 5-15 ms).
+    A positive budget lets spill traffic reorder configs, so then every
+    config is predicted.
+    """
+    from dataclasses import replace
+
     from costfuse.cost_models.group_time import score_configs
     from costfuse.launch import config_space
 
@@ -99,17 +120,31 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback)
     out_of_range, why = heads.outside(X)
     if why:
         return _fallback(heads, fallback, shape, f"group outside the training range ({why})")
-    pred = heads.predict(X)
-    allowed = ~out_of_range & (pred["spill_bytes"] <= spill_budget)
-    if not allowed.any():
-        return _fallback(heads, fallback, shape, f"no config of {len(configs)} predicted within the spill budget")
-    scores = score_configs(shape, configs, target, spill_bytes=pred["spill_bytes"])
-    i = scores.best(allowed)
-    est = scores.estimate(i, f"learned: fastest of {int(allowed.sum())}/{len(configs)} configs predicted spill-free "
-                             f"(P(spill)={pred['p_spill'][i]:.2f}) by the analytical time")
-    from dataclasses import replace
-
-    return replace(est, regs=float(pred["regs"][i]))
+    base = score_configs(shape, configs, target, spill_bytes=np.zeros(len(configs)))
+    order = [i for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
+    batches = [order] if spill_budget > 0 else [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
+    scored = 0
+    for idx in batches:
+        pred = heads.predict(X[idx])
+        scored += len(idx)
+        ok = np.flatnonzero(pred["spill_bytes"] <= spill_budget)
+        if not len(ok):
+            continue
+        if spill_budget > 0:    # spill traffic within the budget reorders the configs
+            spill = np.zeros(len(configs))
+            spill[idx] = pred["spill_bytes"]
+            allowed = np.zeros(len(configs), bool)
+            allowed[np.array(idx)[ok]] = True
+            scores = score_configs(shape, configs, target, spill_bytes=spill)
+            i = scores.best(allowed)
+            j = idx.index(i)
+        else:
+            j, scores = int(ok[0]), base
+            i = idx[j]
+        est = scores.estimate(i, f"learned: fastest config predicted spill-free (P(spill)={pred['p_spill'][j]:.2f}), "
+                                 f"{scored} of {len(configs)} configs predicted in analytical-time order")
+        return replace(est, regs=heads.regs(X[i]))
+    return _fallback(heads, fallback, shape, f"no config of {len(configs)} predicted within the spill budget")
 
 
 def _fallback(heads: GroupHeads, fallback, shape, why: str):

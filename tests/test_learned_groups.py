@@ -1,0 +1,128 @@
+"""The learned policy for kernel groups (``cost_models/learned_groups.py``): its choice, its fallbacks, the CLI.
+
+The group heads are those ``costfuse-train`` exports from ``group_v2_dir``
+(``tests/conftest.py``: real groups, synthetic labels), so the tests check
+the decision machinery, not how good the decisions are.  The v1 heads are
+the shipped model's (``Learned`` loads them for ``--fusion elementwise``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from group_data import kernel_shape
+from test_group_features import softmax
+
+from costfuse.cli import main
+from costfuse.cost_models import Analytical, Learned
+from costfuse.cost_models.learned_groups import FALLBACK
+from costfuse.featurize.group_features import GROUP_COLUMNS, group_static
+from costfuse.launch import config_space
+
+EXAMPLES = Path(__file__).parents[1] / "examples"
+
+
+@pytest.fixture(scope="module")
+def bundle(group_run) -> Path:
+    assert group_run.code == 0, group_run.err
+    return group_run.bundle
+
+
+@pytest.fixture(scope="module")
+def trained_group(bundle, group_v2_dir):
+    """``(module, shape)`` of the first stored group whose every group column lies in the heads' training range."""
+    from costfuse.data.store import read_dataset
+
+    ranges = json.loads((bundle / "metadata.json").read_text())["feature_ranges"]
+    for text in read_dataset(group_v2_dir, 2).drop_duplicates("group_id")["ir"]:
+        module, shape = kernel_shape(text)
+        static = group_static(shape)
+        if all(ranges[c][0] <= static[c] <= ranges[c][1] for c in GROUP_COLUMNS):
+            return module, shape
+    pytest.fail("no stored group lies inside the training range of the heads trained on it")
+
+
+def test_a_group_inside_the_training_range_gets_a_learned_config(bundle, trained_group):
+    _, shape = trained_group
+    m = Learned(group_model=str(bundle))
+    est = m.best_config(shape)
+    assert est.launch in config_space(shape)
+    assert est.reason.startswith("learned: ") and "predicted spill-free" in est.reason, est.reason
+    assert est.spill_bytes == 0 and m.group_fallbacks == (1, 0)
+
+
+def test_heads_that_always_predict_a_spill_fall_back_to_analytical(bundle, trained_group, tmp_path):
+    always = tmp_path / "always_spills"
+    shutil.copytree(bundle, always)
+    meta = json.loads((always / "metadata.json").read_text())
+    meta["heads"]["spill"]["threshold"] = 0.0          # P(spill) >= 0 everywhere
+    (always / "metadata.json").write_text(json.dumps(meta))
+    _, shape = trained_group
+    m = Learned(group_model=str(always))
+    est = m.best_config(shape)
+    n = len(config_space(shape))
+    assert est.reason.startswith(f"{FALLBACK} (no config of {n} predicted within the spill budget): "), est.reason
+    assert est.launch == Analytical().best_config(shape).launch
+    assert m.group_fallbacks == (1, 1)
+
+
+def test_a_row_longer_than_any_trained_falls_back_naming_the_column(bundle):
+    from costfuse.graph import function_blocks, generics_in
+    from costfuse.ir import parse_module
+    from costfuse.kernel import analyze_kernel
+
+    module = parse_module(softmax(4, 2**18, "f32"))     # n above MAX_N, so above every trained row length
+    with module.context:
+        shape = analyze_kernel(generics_in(function_blocks(module)[0]))
+    m = Learned(group_model=str(bundle))
+    est = m.best_config(shape)
+    assert est.reason.startswith(f"{FALLBACK} (group outside the training range (log2_n=18 not in ["), est.reason
+    assert est.launch == Analytical().best_config(shape).launch and m.group_fallbacks == (1, 1)
+
+
+def test_a_group_model_of_another_arch_is_refused_unless_allowed(bundle, trained_group, tmp_path):
+    other = tmp_path / "sm_80"
+    shutil.copytree(bundle, other)
+    meta = json.loads((other / "metadata.json").read_text())
+    meta["arch"] = "sm_80"
+    (other / "metadata.json").write_text(json.dumps(meta))
+    _, shape = trained_group
+    with pytest.raises(ValueError, match=f"group model {other}: .*sm_80.*pass --allow-arch-mismatch"):
+        Learned(group_model=str(other)).best_config(shape)
+    assert Learned(group_model=str(other), allow_arch_mismatch=True).best_config(shape).reason.startswith("learned: ")
+
+
+def test_opt_explain_with_a_group_model(bundle, tmp_path, capsys):
+    out = tmp_path / "out.mlir"
+    args = ["opt", str(EXAMPLES / "softmax_gelu.mlir"), "--cost-model", "learned", "--explain", "-o", str(out)]
+    assert main(args + ["--group-model", str(bundle)]) == 0
+    err = capsys.readouterr().err
+    kernels = [ln for ln in err.splitlines() if ln.startswith("kernel @softmax_gelu_k")]
+    assert kernels and all("(learned: " in ln or f"({FALLBACK} (" in ln for ln in kernels), err
+    assert "# learned groups: " in err and "costfuse.launch" in out.read_text()
+
+
+def test_a_missing_group_model_is_one_line(tmp_path, capsys):
+    args = ["opt", str(EXAMPLES / "softmax_gelu.mlir"), "--cost-model", "learned", "-o", str(tmp_path / "o.mlir"),
+            "--group-model", str(tmp_path / "nope")]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"costfuse-opt: error: cannot load the group model {tmp_path}")
+
+
+def test_the_learned_policy_keeps_the_numbers(bundle):
+    from costfuse.group_pass import GroupFusionPass, run_group_pipeline
+    from costfuse.ir import parse_module, print_module, verify
+    from costfuse.reference import assert_same_semantics
+
+    before = (EXAMPLES / "layernorm_gelu_mlp.mlir").read_text()
+    module = parse_module(before)
+    model = Learned(group_model=str(bundle))
+    p = GroupFusionPass(model)
+    run_group_pipeline(module, p)
+    verify(module)
+    assert p.kernels and model.group_fallbacks[0] > 0
+    assert_same_semantics(before, print_module(module), "main", seed=3)
