@@ -72,6 +72,7 @@ class Outcome:
     decisions: int = 0           # best_config calls (one per distinct candidate kernel)
     fallbacks: int = 0           # learned: decisions the analytical policy took
     configs_scored: int = 0      # learned: configs of those kernels' spaces it scored
+    decide_s: float = 0.0        # learned: seconds inside best_config (features, heads, choice; not formation)
     compiles: int = 0            # oracle: configs compiled (cached ones included)
     cached: int = 0              # oracle: of which the on-disk cache answered
     compile_s: float = 0.0       # oracle: their compile seconds (a cached one at its recorded time)
@@ -83,6 +84,12 @@ class Outcome:
 
     @property
     def s_per_decision(self) -> float:
+        """Seconds per group decision: features, heads and the config choice (``best_config``)."""
+        return self.decide_s / self.decisions if self.decisions else float("nan")
+
+    @property
+    def pass_s_per_decision(self) -> float:
+        """The whole pass's seconds per decision (formation's shape analysis and outlining included)."""
         return self.pass_s / self.decisions if self.decisions else float("nan")
 
 
@@ -93,7 +100,7 @@ def summed(rows: list[Outcome]) -> Outcome:
     out.pass_s = sum(times) if times else float("nan")
     for o in rows:
         for name in ("kernels", "hbm_bytes", "spilling", "spill_bytes", "compiled", "decisions", "fallbacks",
-                     "configs_scored", "compiles", "cached", "compile_s", "refused"):
+                     "configs_scored", "decide_s", "compiles", "cached", "compile_s", "refused"):
             setattr(out, name, getattr(out, name) + getattr(o, name))
         out.failed += o.failed
         out.configs += o.configs
@@ -130,10 +137,14 @@ def learned_model(group_model: str, arch: str):
         """Learned, counting ``len(config_space(shape))`` per group decision: what its heads score."""
 
         configs_scored = 0
+        decide_s = 0.0
 
         def best_config(self, shape):
             self.configs_scored += len(config_space(shape))
-            return super().best_config(shape)
+            t0 = time.perf_counter()
+            est = super().best_config(shape)
+            self.decide_s += time.perf_counter() - t0
+            return est
 
     model = CountedLearned(arch=arch, group_model=group_model)
     model.group_heads()
@@ -158,7 +169,8 @@ def model_costs(model) -> dict[str, float]:
     the oracle).  Models live for the whole run, so a workload's costs are the difference across its pass."""
     if hasattr(model, "group_fallbacks"):
         decisions, fallbacks = model.group_fallbacks
-        return {"decisions": decisions, "fallbacks": fallbacks, "configs_scored": model.configs_scored}
+        return {"decisions": decisions, "fallbacks": fallbacks, "configs_scored": model.configs_scored,
+                "decide_s": model.decide_s}
     counts = getattr(model, "counts", None)
     return {} if counts is None else {k: getattr(counts, k)
                                       for k in ("decisions", "compiles", "cached", "compile_s", "refused")}
@@ -362,9 +374,10 @@ def oracle_s_per_decision(learned: Outcome, per_config_s: float) -> float:
 def decision_times(results: dict[str, dict[str, Outcome]]) -> str:
     """Learned's ms per group decision against compiling and checking the same configs, per workload."""
     per = mean_compile_s(results)
-    head = ("| workload | learned decisions | configs scored per decision | learned ms per decision | "
+    head = ("| workload | learned decisions | configs in space per decision | learned ms per decision "
+            "(best_config) | pass ms per decision (formation included) | "
             "oracle compile-and-check s per decision (same configs) | speed-up |")
-    lines = [head, "|" + "---|" * 6]
+    lines = [head, "|" + "---|" * 7]
     rows = [(w, by[LEARNED]) for w, by in results.items() if LEARNED in by]
     if not rows:
         return "Not measured: `groups learned` did not run."
@@ -373,7 +386,7 @@ def decision_times(results: dict[str, dict[str, Outcome]]) -> str:
         o = oracle_s_per_decision(l, per)
         cfg = f"{l.configs_scored / l.decisions:.0f}" if l.decisions else "-"
         speed = "-" if o != o or not l.s_per_decision else f"{o / l.s_per_decision:,.0f}x"
-        lines.append(f"| {w} | {l.decisions} | {cfg} | {_ms(l.s_per_decision)} | "
+        lines.append(f"| {w} | {l.decisions} | {cfg} | {_ms(l.s_per_decision)} | {_ms(l.pass_s_per_decision)} | "
                      f"{'-' if o != o else f'{o:.1f}'} | {speed} |")
     return "\n".join(lines)
 
@@ -421,7 +434,8 @@ def goals(tot: dict[str, Outcome], per_config_s: float) -> list[Goal]:
     g = f"learned takes <= {MS_PER_DECISION:g} ms per group decision"
     if need(g, l):
         ms = l.s_per_decision * 1e3
-        out.append(Goal(g, f"{_ms(l.s_per_decision)} ms ({l.decisions} decisions in {l.pass_s:.2f} s of pass time)",
+        out.append(Goal(g, f"{_ms(l.s_per_decision)} ms in best_config ({l.decisions} decisions; the whole pass: "
+                           f"{_ms(l.pass_s_per_decision)} ms per decision, formation included)",
                         None if ms != ms else ms <= MS_PER_DECISION))
     g = f"learned is >= {SPEEDUP_VS_ORACLE:,.0f}x faster than the oracle's compile-and-check of the same configs"
     if need(g, l, ora):
