@@ -77,6 +77,7 @@ class Outcome:
     cached: int = 0              # oracle: of which the on-disk cache answered
     compile_s: float = 0.0       # oracle: their compile seconds (a cached one at its recorded time)
     refused: int = 0             # oracle: kernels with no spill-free config
+    truncated: int = 0           # oracle: modes given up after --oracle-max-per-mode spilling configs
 
     def row(self) -> list[str]:
         return [str(self.kernels), f"{self.hbm_bytes / 1e6:.1f}", str(self.spilling), f"{self.spill_bytes:,}",
@@ -100,7 +101,7 @@ def summed(rows: list[Outcome]) -> Outcome:
     out.pass_s = sum(times) if times else float("nan")
     for o in rows:
         for name in ("kernels", "hbm_bytes", "spilling", "spill_bytes", "compiled", "decisions", "fallbacks",
-                     "configs_scored", "decide_s", "compiles", "cached", "compile_s", "refused"):
+                     "configs_scored", "decide_s", "compiles", "cached", "compile_s", "refused", "truncated"):
             setattr(out, name, getattr(out, name) + getattr(o, name))
         out.failed += o.failed
         out.configs += o.configs
@@ -151,14 +152,14 @@ def learned_model(group_model: str, arch: str):
     return model
 
 
-def make_model(policy: str, pool, arch: str, group_model: str):
+def make_model(policy: str, pool, arch: str, group_model: str, oracle_max_per_mode: int | None = None):
     """A fresh cost model for ``policy`` (a short group policy name), built before the pass is timed."""
     if policy == "learned":
         return learned_model(group_model, arch)
     if policy == "oracle":
         from oracle_groups import CompileOracle
 
-        return CompileOracle(pool=pool, arch=arch)
+        return CompileOracle(pool=pool, arch=arch, max_per_mode=oracle_max_per_mode)
     from costfuse.cost_models import MODELS
 
     return MODELS[policy]()
@@ -173,7 +174,8 @@ def model_costs(model) -> dict[str, float]:
                 "decide_s": model.decide_s}
     counts = getattr(model, "counts", None)
     return {} if counts is None else {k: getattr(counts, k)
-                                      for k in ("decisions", "compiles", "cached", "compile_s", "refused")}
+                                      for k in ("decisions", "compiles", "cached", "compile_s", "refused",
+                                                "truncated")}
 
 
 def run_v1(text: str, path: Path):
@@ -248,7 +250,7 @@ def outcome(report, pass_s: float, results: dict, key) -> Outcome:
 
 
 def study(paths: list[Path], arch: str, jobs: int, timeout: float, policies: list[str],
-          group_model: str = "") -> tuple[dict[str, dict[str, Outcome]], list[str]]:
+          group_model: str = "", oracle_max_per_mode: int | None = None) -> tuple[dict[str, dict[str, Outcome]], list[str]]:
     """Every policy of ``policies`` on every workload, and notes on the run (policies skipped, warm-up).
 
     ``learned`` and ``oracle`` are built once for the run, as a compiler process would hold them;
@@ -274,7 +276,7 @@ def study(paths: list[Path], arch: str, jobs: int, timeout: float, policies: lis
             notes.append(f"`groups learned` warm-up (imports, its boosters' first load), untimed: one pass on "
                          f"{paths[0].stem} took {time.perf_counter() - t0:.2f} s.")
         if "oracle" in groups:
-            shared["oracle"] = make_model("oracle", pool, arch, group_model)
+            shared["oracle"] = make_model("oracle", pool, arch, group_model, oracle_max_per_mode)
         for path in paths:
             text = path.read_text()
             print(f"== {path.name}", file=sys.stderr, flush=True)
@@ -344,8 +346,9 @@ def _pct(part: int, whole: int) -> str:
 def decision_costs(results: dict[str, dict[str, Outcome]]) -> str:
     """Per workload: learned's decisions, fallbacks and configs scored; the oracle's compiles."""
     head = ("| workload | learned decisions | learned fallbacks | configs scored | learned pass s | "
-            "oracle decisions | oracle compiles (cached) | oracle compile s | oracle refused | oracle pass s |")
-    lines = [head, "|" + "---|" * 10]
+            "oracle decisions | oracle compiles (cached) | oracle compile s | oracle refused | "
+            "oracle modes given up | oracle pass s |")
+    lines = [head, "|" + "---|" * 11]
     rows = [(w, by.get(LEARNED), by.get(ORACLE)) for w, by in results.items()]
     if not any(l or o for _, l, o in rows):
         return "Not measured: neither `groups learned` nor `groups oracle` ran."
@@ -354,8 +357,8 @@ def decision_costs(results: dict[str, dict[str, Outcome]]) -> str:
     for w, l, o in rows:
         lc = [str(l.decisions), _pct(l.fallbacks, l.decisions), str(l.configs_scored), f"{l.pass_s:.2f}"] \
             if l else ["-"] * 4
-        oc = [str(o.decisions), f"{o.compiles} ({o.cached})", f"{o.compile_s:.1f}", str(o.refused), f"{o.pass_s:.2f}"] \
-            if o else ["-"] * 5
+        oc = [str(o.decisions), f"{o.compiles} ({o.cached})", f"{o.compile_s:.1f}", str(o.refused), str(o.truncated),
+              f"{o.pass_s:.2f}"] if o else ["-"] * 6
         lines.append(f"| {w} | " + " | ".join(lc + oc) + " |")
     return "\n".join(lines)
 
@@ -547,6 +550,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="parallel compiles (default %(default)s)")
     ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
                     help="seconds per compile (default %(default)s)")
+    ap.add_argument("--oracle-max-per-mode", type=int, default=None,
+                    help="the oracle gives a mode up after this many spilling configs (default: exhaustive; "
+                         "experiments/oracle_groups.py, 'Bounded variant')")
     ap.add_argument("--out", default=str(HERE / "RESULTS_groups.md"),
                     help="report path; plots go to results/ beside it (default %(default)s)")
     args = ap.parse_args(argv)
@@ -562,7 +568,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     arch = parse_arch(args.arch)
     t0 = time.perf_counter()
-    results, notes = study(paths, arch_name(arch), args.jobs, args.timeout, policies, args.group_model)
+    results, notes = study(paths, arch_name(arch), args.jobs, args.timeout, policies, args.group_model,
+                           args.oracle_max_per_mode)
     out = Path(args.out)
     (out.parent / "results").mkdir(parents=True, exist_ok=True)
     figs = plot(results, out.parent / "results")

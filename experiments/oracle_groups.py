@@ -27,6 +27,14 @@ fewest HBM bytes and then the fewest kernels (a merge is taken when the merged
 kernel moves no more bytes than the two apart plus one launch's worth:
 4.8 MB on sm_90), and the default recompute verdict likewise.
 
+Bounded variant (``max_per_mode=K``): a mode is given up after its K
+lowest-estimate configs all spill, and every such give-up is counted
+(``CompileCounts.truncated``): rows of 128k elements make every persistent
+config spill by hundreds of kilobytes, each ptxas run then taking minutes
+(or the compile timeout), and K keeps such a workload to minutes.  A
+give-up can only make the oracle choose a mode with *more* HBM bytes, never
+fewer, so per kernel the bound never flatters a policy compared with the oracle.
+
 Formation with the oracle is :mod:`costfuse.groups`' greedy priority
 formation in which every candidate merge is priced by compile labels: Inductor's
 ``benchmark_fusion`` run exhaustively on compile labels for each candidate,
@@ -72,6 +80,7 @@ class CompileCounts:
     compile_s: float = 0.0
     unlowered: int = 0
     refused: int = 0
+    truncated: int = 0     # modes given up after ``max_per_mode`` spilling configs, others untried
 
     @property
     def mean_compile_s(self) -> float:
@@ -117,6 +126,7 @@ class CompileOracle(CostModel):
     name = "oracle"
     pool: object = None
     arch: str = "sm_90"
+    max_per_mode: int | None = None
     counts: CompileCounts = field(default_factory=CompileCounts)
 
     def __post_init__(self):
@@ -159,7 +169,13 @@ class CompileOracle(CostModel):
 
     def _first_spill_free(self, fn: ir.Operation, ordered: list[KernelLaunch]):
         """((config, result) of the first config of ``ordered`` ptxas compiles spill-free, or ``None``;
-        configs compiled).  Compiles ``pool.jobs`` configs at a time, in order."""
+        configs compiled).  Compiles ``pool.jobs`` configs at a time, in order; with ``max_per_mode``, gives
+        the mode up after that many (counted in ``counts.truncated`` when configs were left untried)."""
+        if self.max_per_mode is not None and len(ordered) > self.max_per_mode:
+            found, tried = self._first_spill_free(fn, ordered[:self.max_per_mode]) if self.max_per_mode else (None, 0)
+            if found is None:
+                self.counts.truncated += 1
+            return found, tried
         tried = 0
         step = max(1, getattr(self.pool, "jobs", 1))
         for k in range(0, len(ordered), step):

@@ -229,3 +229,16 @@ def test_learned_pass_imports_neither_the_trainer_nor_xgboost_sklearn_pandas(tmp
     assert p.returncode == 0, p.stderr
     assert "# learned:" in p.stderr
     assert p.stdout.strip() == ""  # none of HEAVY was imported
+
+
+def test_learned_groups_import_neither_the_trainer_nor_xgboost_sklearn_pandas(tmp_path):
+    """The group heads run in NumPy too: the learned group pass (the README's main job) stays light."""
+    code = ("import sys; from costfuse.cli import opt_main; rc = opt_main(sys.argv[1:]); "
+            f"print(','.join(m for m in {HEAVY!r} if m in sys.modules)); sys.exit(rc)")
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    p = subprocess.run([sys.executable, "-c", code, str(REPO / "examples" / "softmax_gelu.mlir"), "--fusion", "groups",
+                        "--cost-model", "learned", "--explain", "-o", str(tmp_path / "out.mlir")],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "# learned groups:" in p.stderr and "learned: fastest config predicted spill-free" in p.stderr
+    assert p.stdout.strip() == ""

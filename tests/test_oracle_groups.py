@@ -83,6 +83,15 @@ def test_oracle_moves_on_only_once_every_config_of_a_mode_spills(softmax):
     assert set(pool.modes[len(persistent):]) == {"looped"}
 
 
+def test_a_bounded_oracle_gives_a_mode_up_after_k_spilling_configs_and_counts_it(softmax):
+    pool = FakePool(spilling={"persistent"})
+    oracle = CompileOracle(pool=pool, max_per_mode=3)
+    est = oracle.best_config(softmax)
+    assert est.launch == _by_regs(softmax, "looped")[0]
+    assert pool.modes[:3] == ["persistent"] * 3 and pool.modes[3] == "looped"
+    assert oracle.counts.truncated == 1
+
+
 def test_oracle_refuses_a_kernel_that_spills_at_every_config(softmax):
     oracle = CompileOracle(pool=FakePool(spilling={"persistent", "looped"}))
     assert oracle.best_config(softmax) is None
