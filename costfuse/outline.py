@@ -53,9 +53,11 @@ def _captured(op: ir.Operation) -> list[ir.Value]:
     return out
 
 
-def _kernel_io(members: list[ir.Operation], copies=frozenset()) -> tuple[list[ir.Value], list[ir.Value]]:
+def _kernel_io(members: list[ir.Operation], copies=frozenset(),
+               read_elsewhere=frozenset()) -> tuple[list[ir.Value], list[ir.Value]]:
     """(arguments, results) of the kernel function for ``members`` (program order); the ``copies``
-    (recomputed producers) store nothing."""
+    (recomputed producers) store nothing; values in ``read_elsewhere`` (inputs of another kernel's
+    copies: the same op object, so their use looks internal) are stored."""
     inside = set(members)
     args: list[ir.Value] = []
     for op in members:
@@ -72,7 +74,8 @@ def _kernel_io(members: list[ir.Operation], copies=frozenset()) -> tuple[list[ir
             if v not in args:
                 args.append(v)
     results = [r for op in members if op not in copies for r in op.results
-               if any(u.owner.operation not in inside or u.operand_number >= num_inputs(u.owner.operation)
+               if r in read_elsewhere
+               or any(u.owner.operation not in inside or u.operand_number >= num_inputs(u.owner.operation)
                       for u in r.uses)]
     return args, results
 
@@ -82,8 +85,8 @@ def _reads(op: ir.Operation, j: int) -> bool:
 
 
 def _build_kernel(name: str, members: list[ir.Operation], kernel: Kernel, ip: ir.InsertionPoint,
-                  copies=frozenset()) -> tuple[func.FuncOp, list[ir.Value], list[ir.Value]]:
-    args, results = _kernel_io(members, copies)
+                  copies=frozenset(), read_elsewhere=frozenset()) -> tuple[func.FuncOp, list[ir.Value], list[ir.Value]]:
+    args, results = _kernel_io(members, copies, read_elsewhere)
     with ip, members[0].location:
         fn = func.FuncOp(name, ir.FunctionType.get([a.type for a in args], [r.type for r in results]))
         fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
@@ -192,7 +195,12 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
         name = f"{caller}_k{calls_made}"
         calls_made += 1
         ip = ir.InsertionPoint(module_body)
-        kfn, args, results = _build_kernel(name, members, kernels[i], ip, unstored[i])
+        # Inputs of copies held by other kernels: a member here defining one must store it, although
+        # its only use (the copied op's own operand) looks internal.
+        read_elsewhere = frozenset(v for j, cs in enumerate(copies) if j != i for c in cs
+                                   for v in list(c.operands)[:num_inputs(c)]
+                                   if defining_op(v) in set(members) - unstored[i])
+        kfn, args, results = _build_kernel(name, members, kernels[i], ip, unstored[i], read_elsewhere)
         # A producer that an earlier kernel both holds and stores keeps its in-kernel use by a member
         # that this kernel recomputes, so that argument is rerouted to the earlier call here.
         args = [stored.get(a, a) for a in args]
