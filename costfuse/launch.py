@@ -12,6 +12,7 @@ heuristic config is v1's kernel when the group is one generic.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from iree.compiler import ir
@@ -91,7 +92,14 @@ def numel(shape: KernelShape) -> int:
 
 
 def config_space(shape: KernelShape) -> list[KernelLaunch]:
-    """Every config worth scoring for ``shape``, in a fixed order.
+    """Every config worth scoring for ``shape``, in a fixed order (see :func:`_space`)."""
+    return list(_space(shape.pointwise, shape.n, shape.n_rows))
+
+
+@functools.lru_cache(maxsize=4096)
+def _space(pointwise: bool, n: int, n_rows: int) -> tuple[KernelLaunch, ...]:
+    """Every config of a kernel of this kind, row length and row count, in a fixed order; cached,
+    since formation prices many candidates of one program, which share a few spaces.
 
     Pointwise kernels tile the flat elements (at least one element per
     thread); others tile rows × row chunk, persistent with the whole (padded)
@@ -100,12 +108,12 @@ def config_space(shape: KernelShape) -> list[KernelLaunch]:
     persistent tile smaller than one warp, which tiny rows need).
     """
     out = []
-    if shape.pointwise:
-        for x in _pow2_upto(min(MAX_POINTWISE_BLOCK, next_pow2(numel(shape)))):
+    if pointwise:
+        for x in _pow2_upto(min(MAX_POINTWISE_BLOCK, next_pow2(n_rows * n))):
             out += [KernelLaunch("pointwise", x, 1, w) for w in ALLOWED_WARPS if 32 * w <= x]
-        return out or [KernelLaunch("pointwise", next_pow2(numel(shape)), 1, 1)]   # fewer elements than a warp
-    rfull = next_pow2(shape.n)
-    xmax = next_pow2(shape.n_rows)
+        return tuple(out) or (KernelLaunch("pointwise", next_pow2(n_rows * n), 1, 1),)   # fewer elements than a warp
+    rfull = next_pow2(n)
+    xmax = next_pow2(n_rows)
     for x in _pow2_upto(xmax):
         if x * rfull <= MAX_TILE_ELEMS:
             out += [KernelLaunch("persistent", x, rfull, w) for w in ALLOWED_WARPS if 32 * w <= max(32, x * rfull)]
@@ -113,7 +121,7 @@ def config_space(shape: KernelShape) -> list[KernelLaunch]:
         for x in _pow2_upto(xmax):
             if x * r <= MAX_LOOPED_TILE:
                 out += [KernelLaunch("looped", x, r, w) for w in ALLOWED_WARPS if 32 * w <= x * r]
-    return out
+    return tuple(out)
 
 
 def heuristic_launch(shape: KernelShape) -> KernelLaunch:

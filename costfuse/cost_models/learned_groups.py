@@ -69,17 +69,18 @@ class GroupHeads:
         self._group_cols = np.array([c in GROUP_COLUMNS for c in self._columns])
         self._threshold = float(meta["heads"]["spill"]["threshold"])
 
-    def predict(self, X: np.ndarray) -> dict[str, np.ndarray]:
+    def predict(self, X: np.ndarray, spill_bytes: bool = True) -> dict[str, np.ndarray]:
         """``p_spill``, ``spills`` and ``spill_bytes`` (per thread, 0 where not spilling) per row of ``X``;
-        the bytes head runs only on the rows predicted to spill."""
+        the bytes head runs only on the rows predicted to spill, and not at all without ``spill_bytes``
+        (they are then ``inf``: a zero budget needs only whether a config spills)."""
         heads = self.bundle.heads
         X = np.asarray(X, float)
         p = heads["spill"].predict(X)
         spills = p >= self._threshold
         nbytes = np.zeros(len(X))
         if spills.any():
-            nbytes[spills] = (np.maximum(1.0, heads["spill_bytes"].predict(X[spills])) if "spill_bytes" in heads
-                              else np.inf)
+            nbytes[spills] = (np.maximum(1.0, heads["spill_bytes"].predict(X[spills]))
+                              if spill_bytes and "spill_bytes" in heads else np.inf)
         return {"p_spill": p, "spills": spills, "spill_bytes": nbytes}
 
     def regs(self, x: np.ndarray) -> float:
@@ -125,7 +126,7 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback)
     batches = [order] if spill_budget > 0 else [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
     scored = 0
     for idx in batches:
-        pred = heads.predict(X[idx])
+        pred = heads.predict(X[idx], spill_bytes=spill_budget > 0)
         scored += len(idx)
         ok = np.flatnonzero(pred["spill_bytes"] <= spill_budget)
         if not len(ok):
