@@ -19,19 +19,14 @@ def add_generate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0,
                    help="first seed; program i gets seed + i, skipped if an earlier program has its content (default 0)")
     p.add_argument("--out", required=True, help="dataset directory (Parquet shards)")
-    p.add_argument("--arch", default="sm_90", help="sm_80 | sm_90 | sm_100 (default sm_90)")
-    p.add_argument("--jobs", type=int_at_least(1), default=2, help="parallel compile workers (local executor; default 2)")
-    p.add_argument("--executor", choices=["local", "ray"], default="local",
-                   help="ray: one task per batch, on RAY_ADDRESS's cluster or a local Ray instance")
+    _executor_options(p)
     p.add_argument("--max-groups", type=int_at_least(0), default=4,
                    help="multi-op groups kept per program, besides singletons (default 4)")
     p.add_argument("--sample-configs", type=int_at_least(1), default=3,
                    help="configs per fused group: the heuristic plus N-1 sampled (default 3); singletons get 1")
     p.add_argument("--bound-words", type=int, default=DEFAULT_BOUND_WORDS,
                    help=f"sampled configs keep live words x elems/thread <= this (default {DEFAULT_BOUND_WORDS})")
-    p.add_argument("--timeout", type=float, default=120.0, help="per-kernel compile timeout, s (default 120)")
-    p.add_argument("--mem-limit-gb", type=float, default=8.0, help="per-worker address-space cap (default 8)")
-    p.add_argument("--batch-programs", type=int_at_least(1), default=4, help="programs per shard (default 4)")
+    _compile_options(p)
     p.set_defaults(func=_generate)
 
 
@@ -47,10 +42,7 @@ def add_generate_groups(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0,
                    help="first seed; program i gets seed + i, skipped if an earlier program drew the same (default 0)")
     p.add_argument("--out", required=True, help="dataset directory (Parquet shards, schema v2)")
-    p.add_argument("--arch", default="sm_90", help="sm_80 | sm_90 | sm_100 (default sm_90)")
-    p.add_argument("--jobs", type=int_at_least(1), default=2, help="parallel compile workers (local executor; default 2)")
-    p.add_argument("--executor", choices=["local", "ray"], default="local",
-                   help="ray: one task per batch, on RAY_ADDRESS's cluster or a local Ray instance")
+    _executor_options(p)
     p.add_argument("--sample-configs", type=int_at_least(0), default=12,
                    help="sampled configs per group, besides the heuristic and the policies' choices; "
                         "pointwise groups get a third (default 12)")
@@ -58,10 +50,23 @@ def add_generate_groups(sub: argparse._SubParsersAction) -> None:
                    help=f"lowest analytical register estimate a sampled config targets (default {DEFAULT_LOW_REGS})")
     p.add_argument("--bound-regs", type=int_at_least(1), default=DEFAULT_BOUND_REGS,
                    help=f"sampled configs keep the analytical register estimate <= this (default {DEFAULT_BOUND_REGS})")
+    _compile_options(p)
+    p.set_defaults(func=_generate_groups)
+
+
+def _executor_options(p: argparse.ArgumentParser) -> None:
+    """Where the job runs: the target arch, local workers or Ray (both dataset jobs)."""
+    p.add_argument("--arch", default="sm_90", help="sm_80 | sm_90 | sm_100 (default sm_90)")
+    p.add_argument("--jobs", type=int_at_least(1), default=2, help="parallel compile workers (local executor; default 2)")
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="ray: one task per batch, on RAY_ADDRESS's cluster or a local Ray instance")
+
+
+def _compile_options(p: argparse.ArgumentParser) -> None:
+    """Per-kernel compile limits and the shard size (both dataset jobs)."""
     p.add_argument("--timeout", type=float, default=120.0, help="per-kernel compile timeout, s (default 120)")
     p.add_argument("--mem-limit-gb", type=float, default=8.0, help="per-worker address-space cap (default 8)")
     p.add_argument("--batch-programs", type=int_at_least(1), default=4, help="programs per shard (default 4)")
-    p.set_defaults(func=_generate_groups)
 
 
 def add_stats(sub: argparse._SubParsersAction) -> None:

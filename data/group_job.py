@@ -109,7 +109,7 @@ class _Group:
 def _formed_groups(text: str, program_id: str) -> dict[str, _Group]:
     """Every distinct kernel function the group policies outline for the program."""
     from costfuse.cost_models import MODELS
-    from costfuse.data.lower_kernel import kernel_as_function, kernel_functions, kernel_launch
+    from costfuse.data.lower_kernel import function_name, kernel_as_function, kernel_functions, kernel_launch
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
     from costfuse.ir import parse_module
 
@@ -120,15 +120,9 @@ def _formed_groups(text: str, program_id: str) -> dict[str, _Group]:
         labels = {r.name: r.kernel.label for r in records}
         for f in kernel_functions(module):
             ir_text = kernel_as_function(f)
-            g = groups.setdefault(group_id(ir_text), _Group(ir_text, labels.get(_name(f), "")))
+            g = groups.setdefault(group_id(ir_text), _Group(ir_text, labels.get(function_name(f), "")))
             g.picks.setdefault(kernel_launch(f), []).append(policy)
     return groups
-
-
-def _name(func) -> str:
-    from costfuse.data.lower_kernel import function_name
-
-    return function_name(func)
 
 
 _MODELS: dict = {}

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from costfuse.featurize.group_features import (
-    GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features, group_static, launch_for_v1_config,
+    GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features, launch_for_v1_config,
 )
 from costfuse.train.dataset import LABEL_COLUMNS, META_COLUMNS, DatasetError, TrainingTable, dataset_hash
 
@@ -100,13 +100,11 @@ def _features_v1(df: pd.DataFrame, arch: str, dropped: dict) -> tuple[np.ndarray
             dropped["v1: not a row kernel"] = dropped.get("v1: not a row kernel", 0) + len(idx)
             continue
         sub = df.iloc[idx]
-        static = group_static(shape)
         launches = []
         for x, r, w in zip(sub["xblock"], sub["rblock"], sub["num_warps"]):
             launches.append(launch_for_v1_config(shape, LaunchConfig(int(x), int(r) if r == r else 1, int(w))))
-        ok = [i for i, launch in enumerate(launches) if launch.mode != "persistent" or launch.rblock >= shape.n]
-        X[idx] = group_features(shape, launches, arch, static)
-        keep[idx[ok]] = True
+        X[idx] = group_features(shape, launches, arch)
+        keep[idx] = True
     return X, keep
 
 

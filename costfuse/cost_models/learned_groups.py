@@ -30,7 +30,7 @@ import numpy as np
 
 from costfuse.cost_models.bundle import Bundle, BundleError, load_bundle
 from costfuse.featurize.group_features import (
-    GROUP_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features, group_static,
+    GROUP_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features,
 )
 
 SHIPPED_GROUP_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "groups"
@@ -117,7 +117,7 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback)
 
     heads.decisions += 1
     configs = config_space(shape)
-    X = group_features(shape, configs, target.arch, group_static(shape))
+    X = group_features(shape, configs, target.arch)
     out_of_range, why = heads.outside(X)
     if why:
         return _fallback(heads, fallback, shape, f"group outside the training range ({why})")
