@@ -160,6 +160,10 @@ def _opt_groups(args: argparse.Namespace, model: CostModel) -> int:
         for k in kernels:
             print(k.line(), file=sys.stderr)
         print(fusion.summary(kernels), file=sys.stderr)
+        decided, fell_back = getattr(model, "group_fallbacks", (0, 0))
+        if decided:
+            print(f"# {model.name}: {decided} group decisions, {fell_back} by the analytical fallback",
+                  file=sys.stderr)
     write_output(args.output, text)
     return 0
 

@@ -113,13 +113,14 @@ def group_features(shape, launches, arch: str = "sm_90", static: dict[str, float
     regs, live = register_estimate(shape, np.array(MODES)[mode], ept)
     cap = np.minimum(target.max_regs_per_thread, target.regs_per_sm // (32.0 * w))
     live_values = ept * live * shape.words
+    group_part = np.broadcast_to(np.array([static[c] for c in GROUP_COLUMNS], dtype=float),
+                                 (len(launches), len(GROUP_COLUMNS)))
     cols = [
-        *(np.full(len(launches), static[c], dtype=float) for c in GROUP_COLUMNS),
         (mode == 0).astype(float), (mode == 1).astype(float), (mode == 2).astype(float),
         np.log2(x), np.log2(r), w, ept, np.log2(x * r), chunks, np.log2(programs),
         live_values, cap, live_values / cap, regs, 4.0 * np.maximum(0.0, regs - cap),
     ]
-    return np.column_stack(cols)
+    return np.hstack([group_part, np.column_stack(cols)])
 
 
 def launch_for_v1_config(shape, config):

@@ -260,7 +260,8 @@ def test_cli_explain_and_errors(model_path, tmp_path, capsys, monkeypatch):
     assert "p_spill=" in err or "in_range=0" in err
     assert "t_fused_us=" in err and "# learned:" in err
     assert opt_main(args + ["--model", str(tmp_path / "nope")]) == 1
-    assert "cannot load model" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"cannot load model {tmp_path / 'nope'}: no such model folder" in err and err.count("nope") == 1
     monkeypatch.setattr(learned_mod, "SHIPPED_MODEL_DIR", tmp_path / "empty")
     assert opt_main(args) == 1
     assert "no shipped model" in capsys.readouterr().err

@@ -9,6 +9,7 @@ the shipped model's (``Learned`` loads them for ``--fusion elementwise``).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -103,6 +104,11 @@ def test_opt_explain_with_a_group_model(bundle, tmp_path, capsys):
     kernels = [ln for ln in err.splitlines() if ln.startswith("kernel @softmax_gelu_k")]
     assert kernels and all("(learned: " in ln or f"({FALLBACK} (" in ln for ln in kernels), err
     assert "# learned groups: " in err and "costfuse.launch" in out.read_text()
+    # every candidate group the pass priced is a decision; a kernel line saying fallback is one of them
+    count = re.search(r"^# learned: (\d+) group decisions, (\d+) by the analytical fallback$", err, re.M)
+    decided, fell_back = int(count[1]), int(count[2])
+    assert decided >= len(kernels) and fell_back <= decided
+    assert fell_back >= sum(f"({FALLBACK} (" in ln for ln in kernels)
 
 
 def test_a_missing_group_model_is_one_line(tmp_path, capsys):
@@ -111,6 +117,7 @@ def test_a_missing_group_model_is_one_line(tmp_path, capsys):
     assert main(args) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"costfuse-opt: error: cannot load the group model {tmp_path}")
+    assert err.count(str(tmp_path)) == 1        # the path once
 
 
 def test_the_learned_policy_keeps_the_numbers(bundle):

@@ -40,12 +40,12 @@ OBJECTIVES = {
 
 @dataclass(frozen=True)
 class Forest:
-    """All trees in flat arrays; node ``i`` of the ensemble is a leaf iff ``left[i] == i``."""
+    """All trees in flat arrays; node ``i`` of the ensemble is a leaf iff ``children[2 * i] == i``."""
 
     feature: np.ndarray       # (nodes,) int: split feature (0 at leaves)
     threshold: np.ndarray     # (nodes,) float32: split value
-    left: np.ndarray          # (nodes,) int: global index of the left child (itself at leaves)
-    right: np.ndarray         # (nodes,) int: right child (itself at leaves)
+    children: np.ndarray      # (2 * nodes,) int: global index of node i's left child at 2i, right at 2i + 1
+    #                           (both itself at leaves), so one gather steps every walk down a level
     default_left: np.ndarray  # (nodes,) bool: where a NaN goes
     value: np.ndarray         # (nodes,) float32: leaf value (0 at inner nodes)
     roots: np.ndarray         # (trees,) int: each tree's root
@@ -56,12 +56,16 @@ class Forest:
     def margin(self, X: np.ndarray) -> np.ndarray:
         """Raw scores, shape ``(n,)``, of rows ``X`` (shape ``(n, features)``)."""
         X = np.asarray(X, np.float32)
-        rows = np.arange(len(X))[:, None]
+        flat = X.ravel()
+        row_start = (np.arange(len(X)) * X.shape[1])[:, None]
+        has_nan = bool(np.isnan(flat).any())
         node = np.broadcast_to(self.roots, (len(X), len(self.roots)))
         for _ in range(self.depth):
-            x = X[rows, self.feature[node]]
-            go_left = np.where(np.isnan(x), self.default_left[node], x < self.threshold[node])
-            node = np.where(go_left, self.left[node], self.right[node])
+            x = flat[row_start + self.feature[node]]
+            go_right = ~(x < self.threshold[node])
+            if has_nan:
+                go_right = np.where(np.isnan(x), ~self.default_left[node], go_right)
+            node = self.children[2 * node + go_right]
         return self.value[node].sum(axis=1, dtype=np.float64) + self.offset
 
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -98,7 +102,8 @@ def flatten(model: dict) -> Forest | None:
     link, base_margin = objective
     offset = float(base_margin(np.float32(_base_score(param["base_score"]))))
     feature, threshold, left, right, default_left, value = (np.concatenate(c) for c in zip(*parts))
-    return Forest(feature.astype(np.intp), threshold, left.astype(np.intp), right.astype(np.intp), default_left,
+    children = np.stack([left, right], axis=1).ravel().astype(np.intp)
+    return Forest(feature.astype(np.intp), threshold, children, default_left,
                   value.astype(np.float32), np.asarray(roots, np.intp), depth, offset, link)
 
 

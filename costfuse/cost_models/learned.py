@@ -79,12 +79,12 @@ def load_heads(model: str = "", tracking_uri: str = "") -> Bundle:
 
             bundle = load_registered(source, tracking_uri, HEADS_USED)
         elif Path(source).is_file():
-            raise BundleError(f"a file; --model takes a model folder (the one holding {METADATA_FILE}, e.g. "
+            raise BundleError(f"{source}: a file; --model takes a model folder (the one holding {METADATA_FILE}, e.g. "
                               f"--model {Path(source).parent}) or models:/NAME@ALIAS")
         else:
             bundle = load_bundle(source, HEADS_USED)
     except BundleError as err:
-        raise ValueError(f"cannot load model {source}: {err}") from None
+        raise ValueError(f"cannot load model {err}") from None  # err names the file
     if "spill" not in bundle.heads:
         raise ValueError(f"model {source} has no 'spill' head (heads: {', '.join(bundle.heads) or 'none'})")
     return bundle

@@ -34,7 +34,7 @@ from costfuse.featurize.group_features import (
 )
 
 SHIPPED_GROUP_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "groups"
-BATCH = 32          # configs predicted per call: NumPy trees below it (bundle.SMALL_BATCH), XGBoost's call cost above
+BATCH = 8           # configs predicted per call: most picks lie among the first few (the trees cost per row)
 FALLBACK = "fallback: analytical"
 
 
@@ -44,7 +44,7 @@ def load_group_heads(model: str = "") -> Bundle:
     try:
         bundle = load_bundle(source, ("spill", "spill_bytes", "regs"), schema=GROUP_FEATURE_SCHEMA_VERSION)
     except BundleError as err:
-        raise ValueError(f"cannot load the group model {source}: {err} (train it with costfuse-train "
+        raise ValueError(f"cannot load the group model {err} (train it with costfuse-train "
                          "--data data/sm90_v2 --data data/sm90_v1 --export DIR)") from None
     if "spill" not in bundle.heads:
         raise ValueError(f"group model {source} has no 'spill' head")
