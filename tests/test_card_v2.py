@@ -147,7 +147,9 @@ def test_card_shows_the_sections_and_embeds_the_plots(v2):
     assert "Overall spill rate (compiled kernels with spill stores > 0): **42.9%**" in text
     assert ("Commands recorded in the rows: `costfuse-data generate-groups --out d` (7 rows); "
             "`costfuse-data resumed` (1 rows)") in text
-    assert "Wall time, first to last row: 2.00 h" in text
+    # rows an hour apart: each gap is a pause between runs, so nothing counts as running
+    assert "Wall time: 0.00 h running (gaps over 30 min between rows are pauses between runs and left out), " \
+        "2.00 h from the first row to the last" in text
     assert "| sm_90 | 3.6.0 | 12.8.93 | 8 |" in text
     for heading in ("## Per kind", "Status counts:", "## Spill rate by row length N", "## Spill rate by num_warps",
                     "## Spill rate by mode", "## Spill rate by config source", "## Dtypes",
@@ -198,3 +200,12 @@ def test_stats_command_reads_a_v2_directory(v2, monkeypatch, tmp_path):
     monkeypatch.setattr(stats, "group_plots", lambda df, tables, out_dir: [Path(out_dir) / "spill_by_kind.png"])
     text = stats.report(v2[0], tmp_path)
     assert "## spill_rate_by_source" in text and "## spill_rate_by_n" in text and "(4K, 16K]" in text
+
+
+def test_wall_time_leaves_out_pauses_between_runs():
+    from costfuse.data.card import _wall_hours
+
+    times = ["2026-12-03T10:00:00", "2026-12-03T10:20:00", "2026-12-03T10:30:00",   # a run: 30 min
+             "2026-12-03T13:30:00", "2026-12-03T13:45:00"]                          # resumed: 15 min
+    ran, span = _wall_hours(pd.DataFrame({"created_at": times[::-1]}))
+    assert (ran, span) == (0.75, 3.75)
