@@ -247,13 +247,15 @@ class _Formation:
 
     def _recompute_target(self, a: int, b: int) -> int | None:
         """The member of ``a`` that ``b`` could recompute instead of reading: one that ``b`` reads,
-        that ``a`` stores, and that reads nothing computed inside ``a`` (so a copy needs no other value
-        of ``a``).  The first such member in program order, or ``None``."""
+        that ``a`` stores, that ``b`` does not already recompute (``a`` may still store it for someone
+        else, e.g. the caller), and that reads nothing computed inside ``a`` (so a copy needs no other
+        value of ``a``).  The first such member in program order, or ``None``."""
         pa, unstored = self.of(a)
         inside = set(pa)
-        pb = set(self.members[b]) - self.copies.get(b, set())
+        copied = self.copies.get(b, set())
+        pb = set(self.members[b]) - copied
         for p in pa:
-            if p in unstored or not (self.users[p] & pb):
+            if p in unstored or p in copied or not (self.users[p] & pb):
                 continue
             producers = {self.pos[d] for d in (defining_op(v) for v in self.ops[p].operands) if d in self.pos}
             if not producers & inside:
