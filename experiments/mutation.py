@@ -66,7 +66,8 @@ class Stage:
 PASS_TESTS = ("tests/test_graph.py", "tests/test_rewrite.py", "tests/test_fusion_pass.py", "tests/test_pass_refusals.py",
               "tests/test_pass_golden.py", "tests/test_cost_models.py")
 # Not tests/test_groups_pass.py: it checks numerics through IREE (~100 s), too slow to run per mutant.
-GROUP_TESTS = ("tests/test_kernel_shape.py", "tests/test_peer_models.py", "tests/test_gathers.py")
+GROUP_TESTS = ("tests/test_kernel_shape.py", "tests/test_peer_models.py", "tests/test_gathers.py",
+               "tests/test_outline_structure.py", "tests/test_mutants_inductor.py", "tests/test_mutants_xla_group_time.py")
 
 # In priority order: the small core modules first, then the larger ones, fastest tests first.
 STAGES = (
