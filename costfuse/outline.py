@@ -175,9 +175,17 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
     ops = ops[:-1]
     generics = [op for op in ops if op.name == GENERIC]
     groups = [[generics[m] for m in k.members] for k in kernels]
-    copies = [frozenset(generics[m] for m in k.recomputed) for k in kernels]
-    unstored = [frozenset(generics[m] for m in k.unstored) | copies[i] for i, k in enumerate(kernels)]
-    unit_of = {op: ("k", i) for i, g in enumerate(groups) for op in g if op not in copies[i]}
+
+    def op_sets():
+        """(copies, unstored, unit_of) keyed by op.  An ``ir.Operation``'s hash changes once its operands
+        are reassigned (IREE 3.13's bindings), and each call below rewires the ops reading its kernel's
+        results: so these are rebuilt from the member numbers before each kernel, never kept across."""
+        copies = [frozenset(generics[m] for m in k.recomputed) for k in kernels]
+        unstored = [frozenset(generics[m] for m in k.unstored) | copies[i] for i, k in enumerate(kernels)]
+        unit_of = {op: ("k", i) for i, g in enumerate(groups) for op in g if op not in copies[i]}
+        return copies, unstored, unit_of
+
+    copies, unstored, unit_of = op_sets()
     in_block = set(ops)
     extra = [(defining_op(v), ("k", i)) for i, cs in enumerate(copies) for c in cs
              for v in list(c.operands) + _captured(c) if defining_op(v) in in_block]
@@ -192,6 +200,7 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
             continue
         i = unit[1]
         members = groups[i]
+        copies, unstored, unit_of = op_sets()
         name = f"{caller}_k{calls_made}"
         calls_made += 1
         ip = ir.InsertionPoint(module_body)
@@ -208,13 +217,16 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
             call = func.CallOp([r.type for r in results], ir.FlatSymbolRefAttr.get(name), args)
         stored.update(zip(results, call.results))
         inside = set(members)
+        rewire = []     # decided first, then done: rewiring an op changes its hash
         for old, new in zip(results, call.results):
             for owner, k in [(u.owner.operation, u.operand_number) for u in old.uses]:
                 # A member of another kernel that recomputes this value keeps reading its own copy.
                 j = unit_of.get(owner, ("op", -1))[1]
                 if owner not in inside and not (unit_of.get(owner, ("op",))[0] == "k"
                                                 and old.owner.operation in copies[j]):
-                    owner.operands[k] = new
+                    rewire.append((owner, k, new))
+        for owner, k, new in rewire:
+            owner.operands[k] = new
         names[i] = name
     position = {op: k for k, op in enumerate(generics)}
     for op in sorted({op for g in groups for op in g}, key=position.get, reverse=True):

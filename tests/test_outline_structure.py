@@ -394,12 +394,11 @@ def test_a_recomputed_producer_reading_another_kernels_output_is_called_after_it
         "call @main_k0", "call @main_k1", "call @main_k2", "call @main_k3"]
 
 
-@pytest.mark.xfail(strict=True, reason="outline keys sets of ops by hash, and an op's hash changes once an "
-                   "earlier call rewires its operands: p is then neither unstored nor a copy")
 def test_a_recomputed_producer_reading_another_kernels_output_is_stored_by_no_kernel():
     """What the contract asks of the program above: ``p``'s kernel stores only ``s``, ``q``'s reads ``t``
-    and ``b`` and stores only ``q``.  Today ``p``'s kernel stores ``p`` too and ``q``'s reads it (and
-    stores its unused copy): the numbers hold, the bytes the cost model counted do not."""
+    and ``b`` and stores only ``q``.  It once failed: outline kept sets of ops across calls, and an op's
+    hash changes once a call rewires its operands, so ``p``'s kernel stored ``p`` too and ``q``'s read
+    it (and stored its unused copy): the numbers held, the bytes the cost model counted did not."""
     module, _ = _grouped(_recompute_program(**_P_READS_A_KERNEL), Analytical())
     assert _signature(module, "main_k1") == ([XT], [R])
     assert _signature(module, "main_k2") == ([XT, R], [X])
