@@ -204,11 +204,12 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
         name = f"{caller}_k{calls_made}"
         calls_made += 1
         ip = ir.InsertionPoint(module_body)
+        inside = set(members)       # building the kernel rewires no member: valid until the calls below
+        stored_here = inside - unstored[i]
         # Inputs of copies held by other kernels: a member here defining one must store it, although
         # its only use (the copied op's own operand) looks internal.
         read_elsewhere = frozenset(v for j, cs in enumerate(copies) if j != i for c in cs
-                                   for v in list(c.operands)[:num_inputs(c)]
-                                   if defining_op(v) in set(members) - unstored[i])
+                                   for v in list(c.operands)[:num_inputs(c)] if defining_op(v) in stored_here)
         kfn, args, results = _build_kernel(name, members, kernels[i], ip, unstored[i], read_elsewhere)
         # A producer that an earlier kernel both holds and stores keeps its in-kernel use by a member
         # that this kernel recomputes, so that argument is rerouted to the earlier call here.
@@ -216,7 +217,6 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
         with ir.InsertionPoint(terminator), fn_op.location:
             call = func.CallOp([r.type for r in results], ir.FlatSymbolRefAttr.get(name), args)
         stored.update(zip(results, call.results))
-        inside = set(members)
         rewire = []     # decided first, then done: rewiring an op changes its hash
         for old, new in zip(results, call.results):
             for owner, k in [(u.owner.operation, u.operand_number) for u in old.uses]:
