@@ -20,6 +20,7 @@ from costfuse.cli_common import (
 )
 from costfuse.cost_models import MODELS, CostModel
 from costfuse.cost_models.analytical import TILE_POLICIES
+from costfuse.cost_models.learned_groups import SPILL_CUTS
 from costfuse.ir import IRError, load_module, print_module
 from costfuse.targets import TARGETS
 
@@ -39,8 +40,10 @@ FIELD_HELP = {
     "spill_budget": "spill bytes per thread (store + load) a fusion may add (groups: a kernel's config may have)",
     "group_model": "group heads' bundle folder (feature schema v2) that decides kernel groups and their configs",
     "allow_arch_mismatch": "use a model trained on another arch's labels instead of refusing it",
+    "spill_cut": "group heads' P(spill) cut: f1 = the F1-best one, recall = the one that kept 95%% of "
+                 "the training programs' spilling kernels (fewer spilling picks, less persistence)",
 }
-FIELD_CHOICES = {"arch": tuple(TARGETS), "tile_policy": TILE_POLICIES}
+FIELD_CHOICES = {"arch": tuple(TARGETS), "tile_policy": TILE_POLICIES, "spill_cut": SPILL_CUTS}
 EMPTY_DEFAULT = {"model": "the shipped model in costfuse/models/",
                  "tracking_uri": "$MLFLOW_TRACKING_URI; a models:/ --model with neither fails",
                  "group_model": "the shipped group model in costfuse/models/groups/"}

@@ -85,15 +85,25 @@ def _reads(op: ir.Operation, j: int) -> bool:
 
 
 def _build_kernel(name: str, members: list[ir.Operation], kernel: Kernel, ip: ir.InsertionPoint,
-                  copies=frozenset(), read_elsewhere=frozenset()) -> tuple[func.FuncOp, list[ir.Value], list[ir.Value]]:
+                  copies=frozenset(), read_elsewhere=frozenset(),
+                  resolve=lambda v: v) -> tuple[func.FuncOp, list[ir.Value], list[ir.Value]]:
+    """The kernel function of ``members``; (it, the caller's values to pass, the values it returns).
+
+    ``resolve`` maps a value the members read to the caller's value that carries it now (an earlier
+    call's result): two reads can resolve to one value (a member's own read, already rewired, and its
+    copy's read of the same producer), which is then one argument (docs/groups.md: each tensor once)."""
     args, results = _kernel_io(members, copies, read_elsewhere)
+    outer: list[ir.Value] = []
+    for a in args:
+        if resolve(a) not in outer:
+            outer.append(resolve(a))
     with ip, members[0].location:
-        fn = func.FuncOp(name, ir.FunctionType.get([a.type for a in args], [r.type for r in results]))
+        fn = func.FuncOp(name, ir.FunctionType.get([a.type for a in outer], [r.type for r in results]))
         fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
         fn.attributes[KERNEL_ATTR] = ir.UnitAttr.get()
         fn.attributes[LAUNCH_ATTR] = kernel.estimate.launch.to_attr()
         entry = fn.add_entry_block()
-    mapping: dict = dict(zip(args, entry.arguments))
+    mapping: dict = {a: entry.arguments[outer.index(resolve(a))] for a in args}
     with ir.InsertionPoint(entry), members[0].location:
         for op in members:
             for v in _captured(op):
@@ -118,7 +128,7 @@ def _build_kernel(name: str, members: list[ir.Operation], kernel: Kernel, ip: ir
             for old, new in zip(op.results, clone.results):
                 mapping[old] = new
         func.ReturnOp([mapping[r] for r in results])
-    return fn, args, results
+    return fn, outer, results
 
 
 def _order(ops: list[ir.Operation], unit_of: dict, extra: list[tuple] = ()) -> list:
@@ -210,10 +220,10 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
         # its only use (the copied op's own operand) looks internal.
         read_elsewhere = frozenset(v for j, cs in enumerate(copies) if j != i for c in cs
                                    for v in list(c.operands)[:num_inputs(c)] if defining_op(v) in stored_here)
-        kfn, args, results = _build_kernel(name, members, kernels[i], ip, unstored[i], read_elsewhere)
         # A producer that an earlier kernel both holds and stores keeps its in-kernel use by a member
-        # that this kernel recomputes, so that argument is rerouted to the earlier call here.
-        args = [stored.get(a, a) for a in args]
+        # that this kernel recomputes, so that argument is rerouted to the earlier call's result.
+        kfn, args, results = _build_kernel(name, members, kernels[i], ip, unstored[i], read_elsewhere,
+                                           lambda v: stored.get(v, v))
         with ir.InsertionPoint(terminator), fn_op.location:
             call = func.CallOp([r.type for r in results], ir.FlatSymbolRefAttr.get(name), args)
         stored.update(zip(results, call.results))

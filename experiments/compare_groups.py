@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -128,7 +129,7 @@ def select_workloads(folder: Path, only: str) -> list[Path]:
     return [p for p in paths if not pats or any(fnmatch.fnmatchcase(p.stem, pat) for pat in pats)]
 
 
-def learned_model(group_model: str, arch: str):
+def learned_model(group_model: str, arch: str, spill_cut: str = "f1"):
     """``learned`` counting the configs its group decisions score (every config of each kernel's space),
     with its group heads already loaded.  Raises ``ValueError`` when there is no group model."""
     from costfuse.cost_models.learned import Learned
@@ -147,7 +148,7 @@ def learned_model(group_model: str, arch: str):
             self.decide_s += time.perf_counter() - t0
             return est
 
-    model = CountedLearned(arch=arch, group_model=group_model)
+    model = CountedLearned(arch=arch, group_model=group_model, spill_cut=spill_cut)
     model.group_heads()
     return model
 
@@ -250,7 +251,8 @@ def outcome(report, pass_s: float, results: dict, key) -> Outcome:
 
 
 def study(paths: list[Path], arch: str, jobs: int, timeout: float, policies: list[str],
-          group_model: str = "", oracle_max_per_mode: int | None = None, oracle_skip: str = "") -> tuple[dict[str, dict[str, Outcome]], list[str]]:
+          group_model: str = "", oracle_max_per_mode: int | None = None, oracle_skip: str = "",
+          spill_cut: str = "f1") -> tuple[dict[str, dict[str, Outcome]], list[str]]:
     """Every policy of ``policies`` on every workload, and notes on the run (policies skipped, warm-up).
 
     ``learned`` and ``oracle`` are built once for the run, as a compiler process would hold them;
@@ -266,7 +268,7 @@ def study(paths: list[Path], arch: str, jobs: int, timeout: float, policies: lis
         shared = {}
         if "learned" in groups:
             try:
-                shared["learned"] = learned_model(group_model, arch)
+                shared["learned"] = learned_model(group_model, arch, spill_cut)
             except ValueError as err:
                 groups.remove("learned")
                 notes.append(f"`groups learned` skipped: {err}")
@@ -475,7 +477,7 @@ def goals_table(goal_list: list[Goal]) -> str:
     return "\n".join(["| goal (issue #13) | measured | verdict |", "|---|---|---|", *(g.row() for g in goal_list)])
 
 
-def plot(results: dict[str, dict[str, Outcome]], out: Path) -> list[Path]:
+def plot(results: dict[str, dict[str, Outcome]], out: Path, prefix: str = "groups") -> list[Path]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -486,8 +488,8 @@ def plot(results: dict[str, dict[str, Outcome]], out: Path) -> list[Path]:
     policies = present(results)
     files = []
     base = "v1 always" if "v1 always" in policies else None
-    for metric, label, fname in [("hbm_bytes", "HBM bytes vs v1 always", "groups_hbm.png"),
-                                 ("kernels", "kernels vs v1 always", "groups_kernels.png")]:
+    for metric, label, fname in [("hbm_bytes", "HBM bytes vs v1 always", f"{prefix}_hbm.png"),
+                                 ("kernels", "kernels vs v1 always", f"{prefix}_kernels.png")]:
         if base is None:
             break
         fig, ax = plt.subplots(figsize=(max(8, len(names) * 0.9), 4.5))
@@ -515,10 +517,10 @@ def plot(results: dict[str, dict[str, Outcome]], out: Path) -> list[Path]:
     ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2, names, rotation=45, ha="right", fontsize=8)
     ax.legend(fontsize=7, ncol=3)
     fig.tight_layout()
-    fig.savefig(out / "groups_spills.png", dpi=110)
+    fig.savefig(out / f"{prefix}_spills.png", dpi=110)
     plt.close(fig)
-    files.append(out / "groups_spills.png")
-    files.append(pareto(totals_by_policy(results), out / "groups_pareto.png"))
+    files.append(out / f"{prefix}_spills.png")
+    files.append(pareto(totals_by_policy(results), out / f"{prefix}_pareto.png"))
     return files
 
 
@@ -560,6 +562,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--policies", default="", help=f"comma-separated policies among {', '.join(SHORT)} (default: all)")
     ap.add_argument("--group-model", default="", help="group model folder for `learned` (default: the shipped "
                                                       "costfuse/models/groups; without one the column is skipped)")
+    ap.add_argument("--spill-cut", default="f1", choices=("f1", "recall"),
+                    help="the learned policy's P(spill) cut (costfuse-opt --spill-cut; default %(default)s)")
     ap.add_argument("--arch", default="sm_90", help="compile target (default %(default)s)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel compiles (default %(default)s)")
     ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
@@ -586,10 +590,11 @@ def main(argv: list[str] | None = None) -> int:
     arch = parse_arch(args.arch)
     t0 = time.perf_counter()
     results, notes = study(paths, arch_name(arch), args.jobs, args.timeout, policies, args.group_model,
-                           args.oracle_max_per_mode, args.oracle_skip)
+                           args.oracle_max_per_mode, args.oracle_skip, args.spill_cut)
     out = Path(args.out)
-    (out.parent / "results").mkdir(parents=True, exist_ok=True)
-    figs = plot(results, out.parent / "results")
+    figs_dir = out.parent if out.parent.name == "results" else out.parent / "results"
+    figs_dir.mkdir(parents=True, exist_ok=True)
+    figs = plot(results, figs_dir, "groups" if out.name == "RESULTS_groups.md" else out.stem)
     failed = [(w, p, f) for w, by in results.items() for p, o in by.items() for f in o.failed]
     per_config_s = mean_compile_s(results)
     oracle = totals_by_policy(results).get(ORACLE)
@@ -605,7 +610,7 @@ def main(argv: list[str] | None = None) -> int:
         "stores + loads per thread, summed over kernels.",
         "",
         "`groups learned`: the learned group policy (`costfuse/cost_models/learned_groups.py`, group model "
-        f"`{args.group_model or 'costfuse/models/groups'}`). `groups oracle`: the compile-label oracle "
+        f"`{args.group_model or 'costfuse/models/groups'}`, spill cut `{args.spill_cut}`). `groups oracle`: the compile-label oracle "
         "(`experiments/oracle_groups.py`): every candidate kernel gets the spill-free config, by ptxas, of its "
         "least-HBM mode, and merges are taken by least HBM then fewest kernels; greedy priority formation priced "
         "by compile labels (exhaustive `benchmark_fusion` on compile labels per candidate), not a search over "
@@ -644,7 +649,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "## Plots",
         "",
-        *[f"![{f.stem}](results/{f.name})" for f in figs],
+        *[f"![{f.stem}]({os.path.relpath(f, out.parent)})" for f in figs],
         "",
         "## Kernels that did not lower or compile",
         "",

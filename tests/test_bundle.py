@@ -78,6 +78,12 @@ def run_opt(tmp_path: Path, capfd, *args: str) -> tuple[int, str]:
     return rc, capfd.readouterr().err
 
 
+def set_head(directory: Path, head: str, **entries) -> None:
+    meta = json.loads((directory / "metadata.json").read_text())
+    meta["heads"][head].update(entries)
+    (directory / "metadata.json").write_text(json.dumps(meta))
+
+
 def truncate(path: Path) -> None:
     text = path.read_text()
     path.write_text(text[: len(text) // 2])
@@ -91,6 +97,7 @@ def truncate(path: Path) -> None:
     (lambda d: (d / "spill_bytes.json").write_text("{}"), "spill_bytes.json", "not an XGBoost JSON model"),
     (lambda d: (d / "spill.json").unlink(), "spill.json", "no such file"),
     (lambda d: (d / "metadata.json").write_text("[]"), "metadata.json", "not a CostFuse model"),
+    (lambda d: set_head(d, "spill", decision_threshold="high"), "metadata.json", "decision_threshold that is not a"),
 ])
 def test_a_broken_bundle_fails_in_one_line_naming_the_file(scratch, tmp_path, capfd, breakage, file, what):
     """A truncated head used to print XGBoost's C++ backtrace; a truncated metadata.json named no file."""

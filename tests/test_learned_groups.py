@@ -70,6 +70,26 @@ def test_heads_that_always_predict_a_spill_fall_back_to_analytical(bundle, train
     assert m.group_fallbacks == (1, 1)
 
 
+def test_the_spill_cut_picks_which_recorded_threshold_the_policy_decides_at(bundle, trained_group, tmp_path):
+    meta = json.loads((bundle / "metadata.json").read_text())
+    spill = meta["heads"]["spill"]
+    assert 0.0 <= spill["decision_threshold"] <= 1.0 and 0.0 <= spill["threshold"] <= 1.0
+    cut = tmp_path / "cuts"
+    shutil.copytree(bundle, cut)
+    meta["heads"]["spill"].update(decision_threshold=1.5, threshold=0.0)   # recall: never spills; f1: always
+    (cut / "metadata.json").write_text(json.dumps(meta))
+    _, shape = trained_group
+    assert Learned(group_model=str(cut), spill_cut="recall").best_config(shape).reason.startswith(
+        "learned: fastest config predicted spill-free")
+    assert Learned(group_model=str(cut)).best_config(shape).reason.startswith(FALLBACK)
+    del meta["heads"]["spill"]["decision_threshold"]      # an older bundle
+    (cut / "metadata.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="records no decision_threshold"):
+        Learned(group_model=str(cut), spill_cut="recall").best_config(shape)
+    with pytest.raises(ValueError, match="--spill-cut must be one of f1, recall, got 'max'"):
+        Learned(group_model=str(bundle), spill_cut="max").best_config(shape)
+
+
 def test_a_row_longer_than_any_trained_falls_back_naming_the_column(bundle):
     from costfuse.graph import function_blocks, generics_in
     from costfuse.ir import parse_module

@@ -121,6 +121,21 @@ def _outlined(text: str, kernels: list[Kernel]) -> tuple[ir.Module, list[str]]:
     return module, names
 
 
+@pytest.fixture(autouse=True)
+def _erasing_a_used_op_fails_the_test(monkeypatch):
+    """Erasing an op whose results are still read is a fatal error in MLIR: it aborts the whole test
+    run.  Here it fails the test, naming the readers.  outline erases the members last, users first,
+    once every read outside a kernel goes through its call."""
+    erase = ir.Operation.erase
+
+    def checked(op):
+        used = [str(u.owner.operation.name) for r in op.results for u in r.uses]
+        assert not used, f"{op.name} erased while {used} still read it"
+        erase(op)
+
+    monkeypatch.setattr(ir.Operation, "erase", checked)
+
+
 # -- arguments, results, inits and constants ---------------------------------------------------------
 
 INITS = MAPS + f"""
@@ -381,6 +396,26 @@ def test_a_producer_stored_for_the_caller_and_recomputed_by_a_reader_is_read_fro
     ]
 
 
+def test_the_order_a_partition_lists_its_kernels_in_changes_only_which_name_comes_back_where():
+    """The partition above, its kernels listed ``r``'s first and ``q``'s (the one recomputing ``p``)
+    last: the calls and their numbers follow the dependences as before, and each kernel's name comes
+    back at its place in the list.  The return still reads ``p`` from its kernel's call: the copy a
+    kernel holds keeps only that kernel's own reads of ``p`` off the call."""
+    kernels = [Kernel((3,), None, _EST), Kernel((0, 1), None, _EST),
+               Kernel((0, 2), None, _EST, recomputed=(0,), unstored=(0,))]
+    module, names = _outlined(_recompute_program(returns_p=True), kernels)
+    assert names == ["main_k2", "main_k0", "main_k1"]
+    assert _body(module, "main")[5:] == [
+        "%5 = call @main_k0(arg0)",
+        "%6 = tensor.expand_shape(%5#1)",
+        "%7 = tensor.collapse_shape(%6)",
+        "%8 = call @main_k1(arg0, %7)",
+        "%9 = call @main_k2(%8)",
+        "%10 = func.return(%5#1, %5#0, %9)",
+    ]
+    assert _signature(module, "main_k1") == ([X, R], [X])
+
+
 _P_READS_A_KERNEL = dict(src="%t", before=_square("%t", "%x", read="#tr", out="%et", out_ty=XT), src_ty=XT,
                          src_map="#tr")
 
@@ -430,6 +465,22 @@ def test_a_value_only_another_kernels_copy_reads_is_stored_and_passed_from_its_c
                                      "%2 = call @main_k1(%1, arg1)", "%3 = func.return(%2)"]
     assert _signature(module, "main_k1") == ([X, X], [X])
     assert sorted(_functions(module)) == ["main", "main_k0", "main_k1"]
+
+
+def test_a_value_read_both_directly_and_by_a_copy_is_one_argument():
+    """The partition above with ``y = b / a``: ``y``'s kernel reads ``a`` itself and through its copy
+    of ``b``.  Arguments are each tensor a member reads, once (docs/groups.md, "The kernel function");
+    ``main_k1`` took ``a`` twice (``call @main_k1(%1, %1)``) until the caller's values were deduplicated
+    after rerouting, not before."""
+    text = READ_ELSEWHERE.replace(f"ins(%b, %w : {X}, {X})", f"ins(%b, %a : {X}, {X})")   # %w now unread
+    kernels = [Kernel((0, 1), None, _EST, unstored=(1,)),
+               Kernel((1, 2), None, _EST, recomputed=(1,), unstored=(1,))]
+    module, _ = _outlined(text, kernels)
+    assert _body(module, "main")[1:] == ["%1 = call @main_k0(arg0)", "%2 = call @main_k1(%1)",
+                                         "%3 = func.return(%2)"]
+    assert _signature(module, "main_k1") == ([X], [X])
+    assert _body(module, "main_k1") == ["%0 = tensor.empty()", "%1 = linalg.generic(arg0, %0)",
+                                        "%2 = linalg.generic(%1, arg0, %0)", "%3 = func.return(%2)"]
 
 
 @pytest.mark.parametrize("model", [Analytical(), Inductor()], ids=["analytical", "inductor"])

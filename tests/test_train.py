@@ -174,6 +174,35 @@ def test_best_f1_threshold_and_degenerate_metrics():
     assert ranking(np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0, 4.0]))["kendall_tau"] == pytest.approx(1.0)
 
 
+def test_recall_threshold_is_the_highest_cut_that_keeps_the_asked_share_of_positives():
+    from costfuse.train.metrics import recall_threshold
+    y = np.array([1, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1], bool)          # 9 positives
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.45, 0.4, 0.3, 0.2, 0.15, 0.1, 0.05])
+    for recall, cut in [(0.95, 0.05), (8 / 9, 0.1), (0.5, 0.3), (1 / 9, 0.9), (0.0, 0.9)]:
+        got = recall_threshold(y, s, recall)
+        assert got == pytest.approx(cut), recall
+        assert (s[y] >= got).mean() >= recall
+    assert recall_threshold(np.zeros(3, bool), np.array([0.1, 0.2, 0.3]), 0.95) == 0.5
+
+
+def test_the_decision_cut_keeps_the_decision_recall_out_of_fold():
+    """The learned group policy decides at ``decision_threshold``: on the same out-of-fold scores it keeps at
+    least DECISION_RECALL of the positives, and it is no higher than the F1-best cut on these overlapping scores."""
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+
+    from costfuse.train.fit import DECISION_RECALL, oof_scores, oof_thresholds
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=400)
+    y = (x + rng.normal(scale=1.0, size=400)) > 0.5
+    X, groups = pd.DataFrame({"x": x}), np.repeat(np.arange(40), 10)
+    f1_cut, cut = oof_thresholds(LogisticRegression, X, y, groups)
+    yy, oof = oof_scores(LogisticRegression, X, y, groups)
+    assert (oof[yy] >= cut).mean() >= DECISION_RECALL
+    assert (oof[yy] >= f1_cut).mean() < DECISION_RECALL and cut < f1_cut
+    assert oof_thresholds(LogisticRegression, X, np.zeros(400, bool), groups) == (0.5, 0.5)
+
+
 def test_threshold_baseline_picks_the_separating_limits():
     import pandas as pd
 

@@ -13,9 +13,13 @@ head           kind        target                      trained on
 
 Regressors fit a transformed target (spill bytes span 0..tens of KB,
 latencies several decades) and :meth:`XGBHead.predict` returns natural units.
-The classifier's decision threshold is chosen on out-of-fold predictions
-over the *training* programs (grouped K-fold), never on the test set, then
-the final model is fit on all training rows.
+The classifier's thresholds are chosen on out-of-fold predictions over the
+*training* programs (grouped K-fold), never on the test set, then the final
+model is fit on all training rows: ``threshold`` maximises F1 (the head's
+figures in reports), ``decision_threshold`` is the highest cut that keeps
+:data:`DECISION_RECALL` of the spilling kernels (the learned group policy's
+cut: a missed spill costs spill traffic in the kernel it picks, a false alarm
+only a slightly slower config; docs/design.md §10).
 """
 
 from __future__ import annotations
@@ -29,10 +33,11 @@ import pandas as pd
 import xgboost as xgb
 
 from costfuse.cost_models.bundle import HEADS, TRANSFORMS, HeadSpec  # the bundle format's home; re-exported here
-from costfuse.train.metrics import best_f1_threshold
+from costfuse.train.metrics import best_f1_threshold, recall_threshold
 from costfuse.train.splits import group_folds
 
 TARGETS = ("spills", "regs", "latency")
+DECISION_RECALL = 0.95   # issue #13: spill recall on the configs the learned policy weighs
 
 
 def heads_for(target: str) -> list[HeadSpec]:
@@ -74,6 +79,7 @@ class XGBHead:
     spec: HeadSpec
     params: XGBParams = field(default_factory=XGBParams)
     threshold: float = 0.5
+    decision_threshold: float = 0.5
     model: xgb.XGBModel | None = None
 
     kinds: ClassVar = {"classifier": xgb.XGBClassifier, "regressor": xgb.XGBRegressor}
@@ -86,14 +92,11 @@ class XGBHead:
         y = np.asarray(y)
         if self.spec.kind == "classifier":
             y = y.astype(int)
-            self.threshold = self._tune_threshold(X, y, groups)
+            self.threshold, self.decision_threshold = oof_thresholds(self._new, X, y, groups)
         else:
             y = TRANSFORMS[self.spec.transform][0](y.astype(float))
         self.model = self._new().fit(X, y)
         return self
-
-    def _tune_threshold(self, X: pd.DataFrame, y: np.ndarray, groups: np.ndarray | None) -> float:
-        return oof_threshold(self._new, X, y, groups)
 
     def score(self, X: pd.DataFrame) -> np.ndarray:
         """Classifier: spill probability (n,).  Regressor: the prediction in transformed units."""
@@ -124,23 +127,34 @@ class XGBHead:
         return self.model
 
 
-def oof_threshold(new_model: Callable[[], object], X: pd.DataFrame, y: np.ndarray,
-                  groups: np.ndarray | None, n_splits: int = 3) -> float:
-    """F1-best probability cut on out-of-fold predictions over grouped folds of ``groups``.
-
-    ``new_model()`` returns an unfitted sklearn-style binary classifier.
-    Falls back to 0.5 when there are too few programs or only one class.
-    """
+def oof_scores(new_model: Callable[[], object], X: pd.DataFrame, y: np.ndarray,
+               groups: np.ndarray | None, n_splits: int = 3) -> tuple[np.ndarray, np.ndarray] | None:
+    """(labels, out-of-fold P(positive)) over grouped folds of ``groups``; ``None`` when there are too
+    few programs or only one class.  ``new_model()`` returns an unfitted sklearn-style binary classifier."""
     y = np.asarray(y, int)
     folds = group_folds(groups, n_splits) if groups is not None else []
     if not folds or len(np.unique(y)) < 2:
-        return 0.5
+        return None
     oof = np.full(len(y), np.nan)
     for tr, te in folds:
         if len(np.unique(y[tr])) == 2:
             oof[te] = new_model().fit(X.iloc[tr], y[tr]).predict_proba(X.iloc[te])[:, 1]
     ok = ~np.isnan(oof)
-    return best_f1_threshold(y[ok].astype(bool), oof[ok]) if ok.any() else 0.5
+    return (y[ok].astype(bool), oof[ok]) if ok.any() else None
+
+
+def oof_threshold(new_model: Callable[[], object], X: pd.DataFrame, y: np.ndarray,
+                  groups: np.ndarray | None, n_splits: int = 3) -> float:
+    """F1-best probability cut on out-of-fold predictions (0.5 without them: see :func:`oof_scores`)."""
+    got = oof_scores(new_model, X, y, groups, n_splits)
+    return best_f1_threshold(*got) if got else 0.5
+
+
+def oof_thresholds(new_model: Callable[[], object], X: pd.DataFrame, y: np.ndarray,
+                   groups: np.ndarray | None, n_splits: int = 3) -> tuple[float, float]:
+    """(F1-best cut, cut at :data:`DECISION_RECALL`) on one set of out-of-fold predictions (0.5, 0.5 without)."""
+    got = oof_scores(new_model, X, y, groups, n_splits)
+    return (best_f1_threshold(*got), recall_threshold(*got, DECISION_RECALL)) if got else (0.5, 0.5)
 
 
 def labels(table, spec: HeadSpec) -> np.ndarray:

@@ -70,3 +70,19 @@ def best_f1_threshold(y_true: np.ndarray, score: np.ndarray) -> float:
     f1 = 2 * tp / (tp + fp + y.sum())
     f1 = np.where(last, f1, -1)
     return float(s[int(np.argmax(f1))])
+
+
+def recall_threshold(y_true: np.ndarray, score: np.ndarray, recall: float) -> float:
+    """The highest cut on ``score`` whose recall (``score >= cut`` positive) is at least ``recall``; 0.5 without
+    positives.
+
+    A policy that must not miss spills trades precision for recall: this is its
+    cut, read (like :func:`best_f1_threshold`) on out-of-fold scores.
+    """
+    y_true, score = np.asarray(y_true, bool), np.asarray(score, float)
+    if not y_true.any():
+        return 0.5
+    pos = np.sort(score[y_true])[::-1]
+    keep = math.ceil(recall * len(pos) - 1e-9)   # positives at or above the cut (8/9 * 9 is 8.000000000000002)
+    return float(pos[min(len(pos), max(1, keep)) - 1])
+

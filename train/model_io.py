@@ -165,6 +165,7 @@ def metadata_from(result, command: str) -> dict:
         "params": vars(result.params),
         "heads": {
             name: {"kind": r.spec.kind, "transform": r.spec.transform, "threshold": float(r.head.threshold),
+                   **({"decision_threshold": float(r.head.decision_threshold)} if r.spec.kind == "classifier" else {}),
                    "registered_name": r.spec.registered_name,
                    "metrics": {k: v for k, v in summary.items() if k.startswith(f"{name}.")}}
             for name, r in result.heads.items()

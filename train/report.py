@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from costfuse.train.fit import DECISION_RECALL
 from costfuse.train.pipeline import TrainResult
 
 
@@ -27,7 +28,8 @@ def render(result: TrainResult) -> str:
               f"  {'model':<14}{'AUC':>7}{'F1':>7}{'prec':>7}{'recall':>7}{'thr':>9}  rule / min held-out AUC"]
     if "spill" in result.heads:
         h = result.heads["spill"]
-        lines.append(_cls_row("xgboost", h.test.metrics, h.holdout, f"threshold {h.head.threshold:.3f}"))
+        lines.append(_cls_row("xgboost", h.test.metrics, h.holdout, f"threshold {h.head.threshold:.3f} (decision cut "
+                                f"{h.head.decision_threshold:.3f}: out-of-fold recall {DECISION_RECALL:.2f})"))
     for b in result.baselines:
         lines.append(_cls_row(b.name, b.test.metrics, b.holdout, b.description))
     regs = [(n, r) for n, r in result.heads.items() if r.spec.kind == "regressor"]

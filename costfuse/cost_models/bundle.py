@@ -5,7 +5,8 @@ A bundle is a folder::
     metadata.json      format, feature schema version and columns, feature ranges seen in
                        training, target arch with the triton and ptxas versions of its labels,
                        dataset hash, metrics, the training command, and per head its
-                       kind / transform / threshold / file
+                       kind / transform / threshold / file (a classifier may add a
+                       decision_threshold: the cut the learned group policy decides at)
     spill.json         one XGBoost JSON model per head (spill, spill_bytes, regs, latency)
     ...
 
@@ -125,6 +126,8 @@ def check_schema(metadata: Any, where: str, schema: int | None = FEATURE_SCHEMA_
                 or not isinstance(head.get("file"), str) or not isinstance(head.get("threshold"), (int, float)):
             raise BundleError(f"{where}: head {name!r} needs a kind ({', '.join(KINDS)}), a transform "
                               f"({', '.join(TRANSFORMS)}), a threshold and a file")
+        if not isinstance(head.get("decision_threshold", 0.0), (int, float)):
+            raise BundleError(f"{where}: head {name!r} has a decision_threshold that is not a number")
 
 
 def arch_problem(metadata: dict, arch: str) -> str | None:

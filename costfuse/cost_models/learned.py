@@ -107,6 +107,7 @@ class Learned(CostModel):
     tile_policy: str = "heuristic"
     allow_arch_mismatch: bool = False
     group_model: str = ""
+    spill_cut: str = "f1"
     heads: dict = field(init=False, repr=False, compare=False, default_factory=dict)
     metadata: dict = field(init=False, repr=False, compare=False, default_factory=dict)
     _cache: dict = field(init=False, repr=False, compare=False, default_factory=dict)
@@ -141,7 +142,7 @@ class Learned(CostModel):
             if problem and not self.allow_arch_mismatch:
                 raise ValueError(f"group model {self.group_model or 'costfuse/models/groups'}: {problem}; "
                                  "pass --allow-arch-mismatch to use it anyway")
-            self._group_heads = learned_groups.GroupHeads(bundle)
+            self._group_heads = learned_groups.GroupHeads(bundle, self.spill_cut)
         return self._group_heads
 
     def best_config(self, shape):

@@ -8,6 +8,13 @@ For a candidate group (a :class:`costfuse.kernel.KernelShape`), :func:`best_conf
    ``costfuse-train --data data/sm90_v2 --data data/sm90_v1``);
 3. keeps the configs predicted spill-free (predicted spill bytes per thread
    within ``spill_budget``) whose features lie inside the training range;
+   "spill-free" is P(spill) below the spill head's cut: its F1-best
+   ``threshold`` (``spill_cut="f1"``, the default), or ``decision_threshold``
+   (``"recall"``), the cut that kept 95% of the training programs' spilling
+   kernels out of fold (``train/fit.py``).  The recall cut lets fewer picks
+   spill but gives up persistence on long rows that ptxas keeps spill-free
+   (``experiments/results/group_decisions.md`` and
+   ``experiments/results/groups_recall_cut.md`` measure both);
 4. takes the fastest of those by the analytical time (``cost_models/group_time.py``),
    its spill traffic being the *predicted* one.
 
@@ -34,6 +41,7 @@ from costfuse.featurize.group_features import (
 )
 
 SHIPPED_GROUP_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "groups"
+SPILL_CUTS = ("f1", "recall")   # the spill head's threshold / decision_threshold (train/fit.py)
 BATCH = 8           # configs predicted per call: most picks lie among the first few (the trees cost per row)
 FALLBACK = "fallback: analytical"
 
@@ -53,9 +61,11 @@ def load_group_heads(model: str = "") -> Bundle:
 
 @dataclass
 class GroupHeads:
-    """The loaded group heads with their training ranges, and the decisions and fallbacks made."""
+    """The loaded group heads with their training ranges, the P(spill) cut the policy decides at
+    (``threshold``), and the decisions and fallbacks made."""
 
     bundle: Bundle
+    spill_cut: str = "f1"
     decisions: int = 0
     fallbacks: int = 0
     _columns: list = field(init=False, repr=False)
@@ -67,7 +77,13 @@ class GroupHeads:
         self._lo = np.array([ranges[c][0] for c in self._columns])
         self._hi = np.array([ranges[c][1] for c in self._columns])
         self._group_cols = np.array([c in GROUP_COLUMNS for c in self._columns])
-        self._threshold = float(meta["heads"]["spill"]["threshold"])
+        if self.spill_cut not in SPILL_CUTS:
+            raise ValueError(f"--spill-cut must be one of {', '.join(SPILL_CUTS)}, got {self.spill_cut!r}")
+        spill = meta["heads"]["spill"]
+        if self.spill_cut == "recall" and "decision_threshold" not in spill:
+            raise ValueError("--spill-cut recall: the group model's spill head records no decision_threshold "
+                             "(re-export it with costfuse-train)")
+        self.threshold = float(spill["decision_threshold" if self.spill_cut == "recall" else "threshold"])
 
     def predict(self, X: np.ndarray, spill_bytes: bool = True) -> dict[str, np.ndarray]:
         """``p_spill``, ``spills`` and ``spill_bytes`` (per thread, 0 where not spilling) per row of ``X``;
@@ -76,7 +92,7 @@ class GroupHeads:
         heads = self.bundle.heads
         X = np.asarray(X, float)
         p = heads["spill"].predict(X)
-        spills = p >= self._threshold
+        spills = p >= self.threshold
         nbytes = np.zeros(len(X))
         if spills.any():
             nbytes[spills] = (np.maximum(1.0, heads["spill_bytes"].predict(X[spills]))
