@@ -26,7 +26,7 @@ from iree.compiler import ir
 from costfuse.cost_models.base import CostModel, GroupEstimate
 from costfuse.data.launch_config import heuristic_config
 from costfuse.graph import GENERIC, num_inputs
-from costfuse.kernel import KernelShape, NotAKernel, analyze_kernel, defining_op
+from costfuse.kernel import KernelShape, NotAKernel, analyze_kernel, defining_op, tensor_bytes
 from costfuse.launch import KernelLaunch
 
 
@@ -72,7 +72,7 @@ class GroupDecision:
 def lone_estimate(op: ir.Operation) -> GroupEstimate:
     """A generic that is not a row kernel keeps v1's config (it never merges)."""
     ins = list(op.operands)[: num_inputs(op)]
-    nbytes = sum(_tensor_bytes(v) for v in ins + list(op.results))
+    nbytes = sum(tensor_bytes(v) for v in ins + list(op.results))   # index counts 64 bits, as kernels count it
     red = 1
     kinds = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
     rows = _tensor_elems(op.results[0]) if op.results else 1
@@ -89,13 +89,6 @@ def _tensor_elems(v: ir.Value) -> int:
     for s in ir.RankedTensorType(v.type).shape:
         n *= s
     return n
-
-
-def _tensor_bytes(v: ir.Value) -> int:
-    t = ir.RankedTensorType(v.type)
-    et = t.element_type
-    bits = et.width if hasattr(et, "width") else 32
-    return _tensor_elems(v) * max(8, bits) // 8
 
 
 @dataclass
@@ -153,13 +146,20 @@ class _Formation:
 
     def unstored(self, positions, copies) -> frozenset[int]:
         """Members of a would-be kernel over ``positions`` whose results it need not store: its
-        ``copies``, and members every outside reader of which recomputes them itself."""
+        ``copies``, and members every outside reader of which recomputes them itself.
+
+        A reader is an op outside (in its own unit) or a copy another unit holds of a reader (a copy
+        sits at its original's position, which may be inside us, yet reads our member from another
+        kernel): each must hold its own copy of the member."""
         inside = set(positions)
         out = set(copies)
+        elsewhere = [cs for u, cs in self.copies.items() if cs and not (set(self.members[u]) - cs) & inside]
         for p in inside - set(copies):
             readers = self.users[p] - inside
-            if readers and all(self.ops[q].name == GENERIC and p in self.copies.get(self.unit[q], ())
-                               for q in readers):
+            copied_readers = [cs for cs in elsewhere if cs & self.users[p]]
+            if (readers or copied_readers) \
+                    and all(self.ops[q].name == GENERIC and p in self.copies.get(self.unit[q], ()) for q in readers) \
+                    and all(p in cs for cs in copied_readers):
                 out.add(p)
         return frozenset(out)
 
