@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: install demo test test-slow bench clean
+.PHONY: install demo test test-slow bench gpu-prepare clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -33,6 +33,12 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python experiments/bench_pass.py
+
+# Issue #14, CPU side: plan every policy's kernels on the 39 workloads, then check every plan's shapes.
+# Carry build/gpu_workloads to the GPU machine and run experiments/gpu_run.py there (docs/design.md §10).
+gpu-prepare: $(STAMP)
+	$(BIN)/python experiments/gpu_workloads.py prepare --out build/gpu_workloads
+	$(BIN)/python experiments/gpu_run.py build/gpu_workloads --check-shapes
 
 clean:
 	rm -rf $(VENV) .pytest_cache
