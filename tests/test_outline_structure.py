@@ -342,6 +342,11 @@ _X_RESHAPED = f"""\
 """
 
 
+# The caller of the partition where q's kernel recomputes p and the return reads p: calls in dependence order.
+_RECOMPUTED_P_MAIN = ["%5 = call @main_k0(arg0)", "%6 = tensor.expand_shape(%5#1)", "%7 = tensor.collapse_shape(%6)",
+                      "%8 = call @main_k1(arg0, %7)", "%9 = call @main_k2(%8)", "%10 = func.return(%5#1, %5#0, %9)"]
+
+
 def test_a_recomputed_producer_is_stored_by_no_kernel():
     """analytical recomputes ``p`` in ``q``'s kernel: ``p``'s own kernel stores only ``s``, and ``q``'s
     reads what ``p`` reads (``x`` through the reshape pair the caller keeps) instead of ``p``, and
@@ -386,14 +391,7 @@ def test_a_producer_stored_for_the_caller_and_recomputed_by_a_reader_is_read_fro
     assert _signature(module, "main_k1") == ([X, R], [X])
     assert _body(module, "main_k1") == ["%0 = tensor.empty()", "%1 = linalg.generic(arg0, %0)",
                                         "%2 = linalg.generic(%1, arg1, %0)", "%3 = func.return(%2)"]
-    assert _body(module, "main")[5:] == [
-        "%5 = call @main_k0(arg0)",
-        "%6 = tensor.expand_shape(%5#1)",
-        "%7 = tensor.collapse_shape(%6)",
-        "%8 = call @main_k1(arg0, %7)",
-        "%9 = call @main_k2(%8)",
-        "%10 = func.return(%5#1, %5#0, %9)",
-    ]
+    assert _body(module, "main")[5:] == _RECOMPUTED_P_MAIN
 
 
 def test_the_order_a_partition_lists_its_kernels_in_changes_only_which_name_comes_back_where():
@@ -405,14 +403,7 @@ def test_the_order_a_partition_lists_its_kernels_in_changes_only_which_name_come
                Kernel((0, 2), None, _EST, recomputed=(0,), unstored=(0,))]
     module, names = _outlined(_recompute_program(returns_p=True), kernels)
     assert names == ["main_k2", "main_k0", "main_k1"]
-    assert _body(module, "main")[5:] == [
-        "%5 = call @main_k0(arg0)",
-        "%6 = tensor.expand_shape(%5#1)",
-        "%7 = tensor.collapse_shape(%6)",
-        "%8 = call @main_k1(arg0, %7)",
-        "%9 = call @main_k2(%8)",
-        "%10 = func.return(%5#1, %5#0, %9)",
-    ]
+    assert _body(module, "main")[5:] == _RECOMPUTED_P_MAIN
     assert _signature(module, "main_k1") == ([X, R], [X])
 
 
