@@ -187,7 +187,13 @@ class _Formation:
             copies = self.copies.get(unit, set())
             owned = [p for p in self.members.get(unit, [unit]) if p not in copies]
             self.user_pos[unit] = set().union(*(self.users[p] for p in owned))
-        return {self.unit[u] for u in self.user_pos[unit]} - {unit}
+        out = set()
+        for u in self.user_pos[unit]:
+            if self.unit[u] in self.members or self.ops[u].name != GENERIC:
+                out.add(self.unit[u])
+            else:   # a member whose kernel went: it reads us only in the units that hold its copies
+                out |= {v for v, cs in self.copies.items() if u in cs}
+        return out - {unit}
 
     def closes_cycle(self, a: int, b: int) -> bool:
         """Whether some path leaves ``a`` and reaches ``b`` through another unit.

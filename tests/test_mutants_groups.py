@@ -694,3 +694,35 @@ def test_a_merge_and_a_copy_of_equal_priority_go_in_the_consumers_program_order(
     f = form(star(), merges={"g1+g3 stores g1+g3": 1.0}, recomputes={"g1+g2 stores g2": 1.0})
     assert f.made == [("recompute", "g1", "g1'+g2"), ("merge", "g1", "g3")]
     assert f.groups == _ONE_KERNEL_ONE_COPY
+
+
+# --- who still reads a member: copies elsewhere, copies of our own, kernels that went -----------------
+def test_a_copy_elsewhere_that_reads_nothing_of_ours_does_not_keep_our_member_stored():
+    """``g4``'s kernel holds a copy of ``g3``, which reads nothing of ``g1``'s kernel: once ``g2``
+    recomputes ``g1``, no reader needs ``g1`` stored, and its kernel goes."""
+    p = Program([("%x", X)])
+    g1 = elementwise(p, "math.exp", "%x")
+    g2 = elementwise(p, "arith.negf", g1)
+    g3 = elementwise(p, "math.sqrt", "%x")
+    g4, g5 = elementwise(p, "math.absf", g3), elementwise(p, "arith.negf", g3)
+    f = form(returning(p, g2, g4, g5), recomputes={"g3+g4 stores g4": 5.0, "g1+g2 stores g2": 2.0})
+    assert [s for s in f.steps if s[0] == "recompute"] == [
+        ("recompute", "g3", "g3'+g4", "g3 copied into the consumer", "g3+g4 stores g4"),
+        ("recompute", "g1", "g1'+g2", "g1 copied into the consumer; the producer's kernel goes", "g1+g2 stores g2")]
+    assert f.groups == [("g1'+g2", (0,), "g1+g2 stores g2"), ("g3", (), "g3 stores g3"),
+                        ("g3'+g4", (2,), "g3+g4 stores g4"), ("g5", (), "g5 stores g5")]
+
+
+def test_a_member_read_by_the_kernels_own_copy_and_copied_by_every_other_reader_is_not_stored():
+    """``g3`` recomputes ``g2`` (whose kernel goes), ``g4`` recomputes ``g1``, then ``g1`` joins
+    ``g2'+g3``.  Its own copy of ``g2`` reads ``g1`` inside the kernel and ``g4`` has its own copy, so
+    the merged kernel stores only ``g3``.  The merge also shows that ``g2``'s kernel is gone: the path
+    ``g1 -> g2 -> g3`` runs inside ``g2'+g3``, not through another unit (it was once taken for a cycle)."""
+    p = Program([("%x", X)])
+    g1 = elementwise(p, "math.exp", "%x")
+    g2 = elementwise(p, "arith.negf", g1)
+    g3, g4 = total(p, g1, g2), elementwise(p, "math.absf", g1)
+    f = form(returning(p, g3, g4), recomputes={"g2+g3 stores g3": 5.0, "g1+g4 stores g4": 4.0},
+             merges={"g1+g2+g3 stores g3": 3.0})
+    assert f.made == [("recompute", "g2", "g2'+g3"), ("recompute", "g1", "g1'+g4"), ("merge", "g1", "g2'+g3")]
+    assert f.groups == [("g1+g2'+g3", (0, 1), "g1+g2+g3 stores g3"), ("g1'+g4", (0,), "g1+g4 stores g4")]
