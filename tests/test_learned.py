@@ -105,7 +105,7 @@ def test_registered_with_its_options():
     assert MODELS["learned"] is Learned
     fields = {f for f in Learned.__dataclass_fields__ if Learned.__dataclass_fields__[f].init}
     assert fields == {"model", "tracking_uri", "arch", "margin", "spill_budget", "tile_policy", "allow_arch_mismatch",
-                      "group_model"}
+                      "group_model", "spill_cut"}
 
 
 def test_fast_predict_matches_model_io(model):
