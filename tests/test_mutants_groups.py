@@ -726,3 +726,33 @@ def test_a_member_read_by_the_kernels_own_copy_and_copied_by_every_other_reader_
              merges={"g1+g2+g3 stores g3": 3.0})
     assert f.made == [("recompute", "g2", "g2'+g3"), ("recompute", "g1", "g1'+g4"), ("merge", "g1", "g2'+g3")]
     assert f.groups == [("g1+g2'+g3", (0, 1), "g1+g2+g3 stores g3"), ("g1'+g4", (0,), "g1+g4 stores g4")]
+
+
+def test_a_path_through_a_gone_kernels_copy_is_a_cycle():
+    """``g3`` recomputes ``g2`` (whose kernel goes); ``g1`` and ``g4`` must not merge: ``g1`` feeds the
+    copy of ``g2`` inside ``g2'+g3``, which ``g4`` reads, so the merged kernel would both feed and read
+    ``g2'+g3``.  The path runs through the unit holding the copy, not through ``g2``'s old kernel."""
+    p = Program([("%x", X)])
+    g1 = elementwise(p, "math.exp", "%x")
+    g2 = elementwise(p, "arith.negf", g1)
+    g3 = elementwise(p, "math.absf", g2)
+    f = form(returning(p, total(p, g1, g3)), recomputes={"g2+g3 stores g3": 5.0},
+             merges={"g1+g4 stores g1+g4": 3.0})
+    assert f.made == [("recompute", "g2", "g2'+g3")]
+    assert ("skip", "g1", "g4", "the merged kernel would close a cycle through other ops", None) in f.steps
+    assert f.groups == [("g1", (), "g1 stores g1"), ("g2'+g3", (1,), "g2+g3 stores g3"), ("g4", (), "g4 stores g4")]
+
+
+def test_a_gone_kernels_copy_adds_to_the_other_paths_out_of_a_unit():
+    """As above, with ``ga = sqrt(g1)`` read by ``g4`` instead: the cycle ``g1 -> ga -> g4`` is found
+    although ``g2`` (a later reader of ``g1``, gone into ``g2'+g3``) is looked at after ``ga``."""
+    p = Program([("%x", X)])
+    g1 = elementwise(p, "math.exp", "%x")
+    ga = elementwise(p, "math.sqrt", g1)
+    g2 = elementwise(p, "arith.negf", g1)
+    g3 = elementwise(p, "math.absf", g2)
+    f = form(returning(p, total(p, g1, ga), g3), recomputes={"g3+g4 stores g4": 5.0},
+             merges={"g1+g5 stores g1+g5": 3.0})
+    assert f.made == [("recompute", "g3", "g3'+g4")]
+    assert ("skip", "g1", "g5", "the merged kernel would close a cycle through other ops", None) in f.steps
+    assert [g[0] for g in f.groups] == ["g1", "g2", "g3'+g4", "g5"]
