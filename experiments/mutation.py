@@ -91,7 +91,7 @@ STAGES = (
                                 "costfuse/cost_models/group_time.py"), GROUP_TESTS),
     Stage("cost_models_learned", ("costfuse/cost_models/learned.py", "costfuse/cost_models/forest.py",
                                   "costfuse/cost_models/bundle.py", "costfuse/cost_models/registry.py"),
-          ("tests/test_learned.py", "tests/test_bundle.py")),
+          ("tests/test_learned.py", "tests/test_bundle.py", "tests/test_mutants_learned.py")),
     Stage("lower_kernel", ("data/lower_kernel.py",),
           ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py")),
     # One stage per file: a surviving lowering mutant reruns every IREE comparison (~100 s), so these
