@@ -804,10 +804,18 @@ def test_a_classifier_head_gives_probabilities_whatever_its_transform(shipped_he
 
 # --- bundle.read_json / check_schema / load_bundle / is_uri ------------------------------------
 
-def test_read_json_of_a_folder_says_why_it_cannot_be_read(tmp_path):
+def test_read_json_says_what_is_wrong_with_the_file(tmp_path):
     with pytest.raises(BundleError) as err:
         read_json(tmp_path)
     assert str(err.value) == f"{tmp_path}: cannot read it (Is a directory)"
+    with pytest.raises(BundleError) as err:
+        read_json(tmp_path / "none.json")
+    assert str(err.value) == f"{tmp_path / 'none.json'}: no such file"
+    (tmp_path / "cut.json").write_text('{"learner": ')
+    with pytest.raises(BundleError) as err:
+        read_json(tmp_path / "cut.json")
+    assert str(err.value) == (f"{tmp_path / 'cut.json'}: not valid JSON, truncated or corrupt? "
+                              "(Expecting value: line 1 column 13 (char 12))")
 
 
 @pytest.fixture(scope="module")
@@ -838,12 +846,13 @@ def test_check_schema_holds_a_model_to_the_schema_asked_for(v1_metadata):
     check_schema(v1_metadata, "m", 1)
 
 
-def test_check_schema_needs_the_columns_and_their_ranges(v1_metadata):
+def test_check_schema_needs_the_columns_their_ranges_and_the_heads(v1_metadata):
     no_columns = {k: v for k, v in v1_metadata.items() if k != "feature_columns"}
     assert _schema_error(no_columns) == ("m: feature columns differ from featurize's schema v1 columns "
                                          "(schema v1 on both sides: bump the schema version when columns change)")
     no_ranges = {k: v for k, v in v1_metadata.items() if k != "feature_ranges"}
     assert _schema_error(no_ranges) == "m: 'feature_ranges' is missing or lacks some feature columns"
+    assert _schema_error({k: v for k, v in v1_metadata.items() if k != "heads"}) == "m: 'heads' is missing"
     extra = {**v1_metadata, "feature_ranges": {**v1_metadata["feature_ranges"], "other": [0, 1]}}
     check_schema(extra, "m", 1)  # more ranges than columns are fine
 
