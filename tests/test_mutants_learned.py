@@ -6,9 +6,11 @@ selection reached none of it.  Here each piece runs in-process: the tracking-sto
 written out by hand, :func:`load_uri` on local folders (a bundle, a hand-written ``MLmodel`` file)
 that MLflow copies like any artifact, with MLflow's download monkeypatched where a registry would
 answer, and :func:`load_registered` against a fake ``load_uri``.  The rest pins what test_learned.py
-and test_bundle.py check only loosely: each field of a kernel prediction, a candidate that cannot be
-featurized, the group heads' loading.  Mutants no test can tell apart are listed, each with its
-reason, in experiments/mutation_equivalent.toml.
+and test_bundle.py check only loosely: each field of a kernel prediction, each number and word of a
+decision's reason (worked out by hand from test_analytical's roofline), the NumPy forest on trees
+written by hand (XGBoost's float32 splits, NaN defaults, base score), the bundle's one-line errors,
+the group heads' loading.  Mutants no test can tell apart are listed, each with its reason, in
+experiments/mutation_equivalent.toml.
 """
 
 from __future__ import annotations
@@ -144,9 +146,8 @@ def test_load_uri_copies_a_bundle_folder_and_loads_the_heads_asked_for(bundle_di
     assert copy.name.startswith("costfuse-model-") and not copy.exists()
     assert calls == []  # no store needed, none set
     assert os.environ["MLFLOW_DISABLE_TELEMETRY"] == "true" and os.environ["DO_NOT_TRACK"] == "true"
-    np.testing.assert_array_equal(got.heads["spill"].predict(np.zeros((2, len(got.metadata["feature_columns"])))),
-                                  load_bundle(bundle_dir).heads["spill"].predict(
-                                      np.zeros((2, len(got.metadata["feature_columns"])))))
+    X = np.zeros((2, len(got.metadata["feature_columns"])))
+    np.testing.assert_array_equal(got.heads["spill"].predict(X), load_bundle(bundle_dir).heads["spill"].predict(X))
 
 
 def test_load_uri_sets_the_store_it_resolved(bundle_dir, clean_env, monkeypatch, tmp_path):
@@ -876,11 +877,19 @@ def test_check_schema_wants_a_decision_threshold_to_be_a_number(v1_metadata):
         "m: head 'spill' has a decision_threshold that is not a number")
 
 
-def test_load_bundle_names_the_folder_when_given_its_metadata(bundle_dir):
-    meta = json.loads((bundle_dir / "metadata.json").read_text())
+def test_load_bundle_names_the_file_or_folder_at_fault(bundle_dir, tmp_path):
     with pytest.raises(BundleError) as err:
+        load_bundle(tmp_path / "none")
+    assert str(err.value) == f"{tmp_path / 'none'}: no such model folder"
+    meta = json.loads((bundle_dir / "metadata.json").read_text())
+    with pytest.raises(BundleError) as err:  # metadata given: the folder
         load_bundle(bundle_dir, metadata={**meta, "format": None})
     assert str(err.value) == f"{bundle_dir}: not a CostFuse model (format None, expected {FORMAT})"
+    other = Path(shutil.copytree(bundle_dir, tmp_path / "other"))
+    (other / "metadata.json").write_text(json.dumps({**meta, "format": None}))
+    with pytest.raises(BundleError) as err:  # read from the folder: its metadata.json
+        load_bundle(other)
+    assert str(err.value) == f"{other / 'metadata.json'}: not a CostFuse model (format None, expected {FORMAT})"
 
 
 def test_load_bundle_keeps_to_the_schema_asked_for():
