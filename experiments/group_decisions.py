@@ -86,7 +86,6 @@ class Scored:
 
     cut: str
     p_cut: float             # the P(spill) the cut names
-    n_groups: int
     fallbacks: int
     n_configs: int
     truth: np.ndarray        # ptxas: spills (per compiled-ok decision config)
@@ -108,6 +107,10 @@ class Scored:
 
     def spilling_picks(self) -> int:
         return int((self.truth & self.picks).sum())
+
+
+def _verdict(x: float, goal: float) -> str:
+    return f"{x:.3f} ({'met' if x >= goal else 'NOT met'})"
 
 
 def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
@@ -135,12 +138,11 @@ def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
     with CompilePool(jobs) as pool:
         results = pool.run(tasks)
     ok = [(m, r) for m, r in zip(meta, results) if r.status == "ok"]
-    return Scored(cut, model.group_heads().threshold, len(groups), fallbacks, len(tasks), np.array([bool(r.spill_bytes) for _, r in ok], bool),
+    return Scored(cut, model.group_heads().threshold, fallbacks, len(tasks), np.array([bool(r.spill_bytes) for _, r in ok], bool),
                   np.array([m[0] for m, _ in ok], bool), np.array([m[1] for m, _ in ok], bool), decide_s)
 
 
 def run(v2: Path, v1: Path, top: int, jobs: int, command: str) -> str:
-    from costfuse.cost_models import Learned
     from costfuse.data.lower_kernel import kernel_members
     from costfuse.data.store import read_dataset
     from costfuse.ir import parse_module
@@ -175,9 +177,8 @@ def run(v2: Path, v1: Path, top: int, jobs: int, command: str) -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, s in (("f1 (default)", policy), ("recall", recall_cut)):
-        verdict = lambda x, goal: f"{x:.3f} ({'met' if x >= goal else 'NOT met'})"  # noqa: E731
         lines.append(f"| {name} | {s.p_cut:.3f} | {s.n_configs} ({len(s.truth)}) | {int(s.truth.sum())} | "
-                     f"{verdict(s.recall(), 0.95)} | {verdict(s.precision(), 0.8)} | "
+                     f"{_verdict(s.recall(), 0.95)} | {_verdict(s.precision(), 0.8)} | "
                      + " | ".join(map(str, s.counts())) + f" | {s.spilling_picks()} of {int(s.picks.sum())} |")
     lines += [
         "",
