@@ -1,7 +1,8 @@
 """``costfuse-data``: the dataset job's command line.
 
 Subcommands: ``generate`` (random programs → labelled Parquet), ``generate-groups`` (dataset v2), ``stats``,
-``profile`` (GPU latency rows) and ``compile`` (lower + compile one module).
+``profile`` (GPU latency rows), ``merge-latency`` (those rows into the dataset) and ``compile`` (lower +
+compile one module).
 Each lives next to the code it drives; this file only dispatches.  Exit codes
 and error lines follow :mod:`costfuse.cli_common` (1 bad input, 2 a bug).
 """
@@ -23,11 +24,21 @@ def _add_profile(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=profile.main_from_args)
 
 
+def _add_merge_latency(sub: argparse._SubParsersAction) -> None:
+    from costfuse.data import merge_latency
+
+    p = sub.add_parser("merge-latency", help="set the dataset's latency_us/gpu_name from `profile` rows",
+                       description="Idempotent: refuses, changing nothing, on a row that does not fit the dataset.")
+    merge_latency.add_arguments(p)
+    p.set_defaults(func=merge_latency.main_from_args)
+
+
 def parser() -> argparse.ArgumentParser:
     from costfuse.data.cli_compile import add_compile
     from costfuse.data.cli_generate import add_generate, add_generate_groups, add_stats
 
-    p = ArgumentParser(prog="costfuse-data", description="The dataset job: generate, stats, profile, compile.",
+    p = ArgumentParser(prog="costfuse-data",
+                       description="The dataset job: generate, stats, profile, merge-latency, compile.",
                        epilog="Exit status: 0 success, 1 bad input or usage, 2 internal error "
                               "(COSTFUSE_DEBUG=1 prints its traceback).")
     sub = p.add_subparsers(dest="command", required=True, help="`costfuse-data COMMAND --help` for its options")
@@ -35,6 +46,7 @@ def parser() -> argparse.ArgumentParser:
     add_generate_groups(sub)
     add_stats(sub)
     _add_profile(sub)
+    _add_merge_latency(sub)
     add_compile(sub)
     return p
 

@@ -159,6 +159,7 @@ _CMPF = {
     "uge": "({a} >= {b}) | ({a} != {a}) | ({b} != {b})", "ult": "({a} < {b}) | ({a} != {a}) | ({b} != {b})",
     "ule": "({a} <= {b}) | ({a} != {a}) | ({b} != {b})", "une": "{a} != {b}", "uno": "({a} != {a}) | ({b} != {b})",
 }
+_BITWISE = ("arith.andi", "arith.ori", "arith.xori")
 _CMPI = {"eq": "{a} == {b}", "ne": "{a} != {b}", "slt": "{a} < {b}", "sle": "{a} <= {b}",
          "sgt": "{a} > {b}", "sge": "{a} >= {b}"}
 _CASTS = ("arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.extsi",
@@ -212,6 +213,23 @@ def constant_expr(value, t: str, unit: str) -> str:
     if t == "i1":
         return f"tl.full({unit}, {int(bool(value))}, tl.int1)"
     return f"tl.full({unit}, {int(value)}, {tl_type(t)})"
+
+
+def _refuse_signed_i1(op_name: str, args) -> None:
+    """MLIR's signed and arithmetic ops read an ``i1`` true as -1 (``maxsi`` is an and, ``addi``
+    an xor); Triton's int1 reads it as 1.  Only the bitwise ops and eq/ne agree, so the rest are
+    refused on ``i1`` rather than lowered to a kernel that computes something else."""
+    if any(a.type == "i1" for a in args):
+        raise UnsupportedOp(op_name, "signed or arithmetic op on i1 (MLIR reads true as -1, Triton as 1); "
+                                     "only andi, ori, xori and cmpi eq/ne are lowered on i1")
+
+
+def scalar_value(attr: ir.Attribute, op_name: str, what: str):
+    """The Python value of a scalar constant: a float, an integer or a bool (the bindings
+    give an ``i1`` constant a ``BoolAttr``, which is no ``IntegerAttr``)."""
+    if isinstance(attr, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)):
+        return attr.value
+    raise UnsupportedOp(op_name, f"{what} {attr} is not a scalar float, integer or bool")
 
 
 def scalar_type(value: ir.Value, op_name: str) -> str:
@@ -285,14 +303,8 @@ class BodyEmitter:
         return val
 
     def _constant(self, op: ir.Operation, name: str) -> Val:
-        attr = op.attributes["value"]
         t = scalar_type(op.results[0], name)
-        if isinstance(attr, ir.FloatAttr):
-            value = attr.value
-        elif isinstance(attr, ir.IntegerAttr):
-            value = attr.value
-        else:
-            raise UnsupportedOp(name, f"constant {attr} is not a scalar float or integer")
+        value = scalar_value(op.attributes["value"], name, "constant")
         return self.emit(constant_expr(value, t, self.unit), t, False)
 
     # -- ops ------------------------------------------------------------------
@@ -369,12 +381,16 @@ class BodyEmitter:
             pred = _predicate(op)
             if pred not in _CMPI:
                 raise UnsupportedOp(name, f"predicate {pred} (unsigned comparisons are not supported)")
+            if pred not in ("eq", "ne"):
+                _refuse_signed_i1(name, args)
             return _CMPI[pred].format(a=args[0].expr, b=args[1].expr)
         if name == "arith.select":
             return f"tl.where({args[0].expr}, {args[1].expr}, {args[2].expr})"
         if name in _INT_BINARY:
             if any(a.type in FLOAT_TYPES for a in args):
                 raise UnsupportedOp(name, "integer op on float operands")
+            if name not in _BITWISE:
+                _refuse_signed_i1(name, args)
             return _INT_BINARY[name].format(a=args[0].expr, b=args[1].expr)
         if name in _CASTS:
             return self._cast(name, args[0], rt)

@@ -49,7 +49,7 @@ from iree.compiler import ir
 
 from costfuse.data.lower import (GenericInfo, IndexSpace, LoweredKernel, LoweringReport, TensorArg, UnsupportedOp,
                                  elem_bytes, lower_generic, render_source, tensor_arg, tensor_bytes)
-from costfuse.data.lower_body import BodyEmitter, Val, constant_expr, tl_type
+from costfuse.data.lower_body import BodyEmitter, Val, constant_expr, scalar_value, tl_type
 from costfuse.data.lower_reduction import COMBINERS, acc_type, emit_reductions, final_value, match_reductions
 from costfuse.graph import indexing_maps, num_inputs
 from costfuse.kernel import FULL, REDUCE, ROWWISE, KernelShape, NotAKernel, analyze_kernel, defining_op
@@ -122,12 +122,8 @@ def _fill_constant(v: ir.Value) -> ir.Attribute | None:
     return scalar.attributes["value"] if scalar is not None and scalar.name == "arith.constant" else None
 
 
-def _scalar(attr: ir.Attribute, where: str):
-    if isinstance(attr, ir.FloatAttr):
-        return attr.value
-    if isinstance(attr, ir.IntegerAttr):
-        return attr.value
-    raise UnsupportedOp("linalg.fill", f"{where}: fill constant {attr} is not a scalar float or integer")
+def _fill_scalar(attr: ir.Attribute, where: str):
+    return scalar_value(attr, "linalg.fill", f"{where}: fill constant")
 
 
 def _elem(v: ir.Value) -> str:
@@ -243,7 +239,8 @@ class _KernelCodegen:
             return phase.loads[key]
         const = _fill_constant(v)
         if const is not None:
-            return self._emit(phase, constant_expr(_scalar(const, where), _elem(v), self.space.unit), _elem(v), False)
+            expr = constant_expr(_fill_scalar(const, where), _elem(v), self.space.unit)
+            return self._emit(phase, expr, _elem(v), False)
         owner = defining_op(v)
         what = owner.name if owner is not None else "a block argument"
         raise UnsupportedOp(what, f"{where} reads a tensor defined by {what}, neither a function argument nor a "
@@ -342,7 +339,7 @@ class _KernelCodegen:
             where = f"@{self.name} member {i} init {j}"
             const = _fill_constant(init)
             if const is not None:
-                expr = constant_expr(_scalar(const, where), t, "[XBLOCK, 1]")
+                expr = constant_expr(_fill_scalar(const, where), t, "[XBLOCK, 1]")
             else:
                 expr = self._external(i, init, indexing_maps(op)[n_in + j], phase, where).expr
             phase.lines.append((False, f"init{i}_{j} = " + (f"{expr}.to({tl_type(at)})" if at != t else expr)))

@@ -166,6 +166,8 @@ def match_reductions(block: ir.Block, n_in: int, n_out: int, reduction_dims: lis
             raise UnsupportedOp(got, f"{where} must yield combiner(acc, value) with combiner in "
                                      f"{', '.join(COMBINERS)}, or be an arg-max/arg-min index")
         comb = y.owner.operation
+        if str(acc.type) == "i1":  # every integer combiner is signed or arithmetic: see lower_body._refuse_signed_i1
+            raise UnsupportedOp(comb.name, f"{where}: an i1 reduction (MLIR reads true as -1, Triton as 1)")
         a, b = comb.operands
         if a == acc and b != acc:
             value = b

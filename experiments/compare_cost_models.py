@@ -27,9 +27,16 @@ at most 32 elements per thread), the same for every cost model; the learned
 and analytical models decide at the policy they are compiled at
 (``tile_policy``).
 
-GPU latency: none exists on this machine, so the latency and oracle columns
-say "not measured"; nothing is simulated.  Writes ``experiments/RESULTS.md``
-and PNG plots under ``experiments/results/``.
+GPU latency is never measured here: it is read from the dataset's
+``latency_us`` once GPU rows have been merged into it (``costfuse-data
+merge-latency``).  Then each held-out program's oracle is the latency DP over
+its labelled groups (``data/latency_oracle.py``), and a model's kernels are
+matched to the dataset's rows by program, member generics (from the pass's
+decisions, :func:`kernel_members`) and launch config: a model's summed
+latency counts the programs where every kernel it chose has a latency and
+the oracle exists.  Without latency labels (so far: no GPU rows exist) the
+latency and oracle columns say "not measured"; nothing is simulated.  Writes
+``experiments/RESULTS.md`` and PNG plots under ``experiments/results/``.
 """
 
 from __future__ import annotations
@@ -194,15 +201,41 @@ class Kernels:
         return text
 
 
-def run_pass(model: CostModel, text: str, kernels: Kernels) -> tuple[list[str], float]:
-    """Kernel texts after the pass (cleanup as costfuse-opt), and the pass's wall time."""
+def run_pass(model: CostModel, text: str, kernels: Kernels) -> tuple[list[str], float, list | None]:
+    """Kernel texts after the pass (cleanup as costfuse-opt), the pass's wall time, and each kernel's
+    member generics (:func:`kernel_members`; ``None`` for a module of several functions, or if the
+    cleanup left another number of kernels)."""
     module = parse_module(text, context=kernels.context)
+    with module.context:
+        n = [len(generics_in(block)) for block in function_blocks(module)]
+    fusion = FusionPass(model)
     t0 = time.perf_counter()
-    run_pipeline(module, FusionPass(model))
+    run_pipeline(module, fusion)
     dt = time.perf_counter() - t0
     with module.context:
         ops = [op for block in function_blocks(module) for op in generics_in(block)]
-        return [kernels.add(op) for op in ops], dt
+        texts = [kernels.add(op) for op in ops]
+    members = kernel_members(fusion.decisions, n[0]) if len(n) == 1 else None
+    return texts, dt, members if members is not None and len(members) == len(texts) else None
+
+
+def kernel_members(decisions, n: int) -> list[frozenset[int]]:
+    """The generics (1-based ordinals, as ``data/groups.py`` numbers a program's) in each kernel a pass run left.
+
+    The pass labels generic i ``gi`` and a fused op ``P+C``, so its accepted
+    decisions spell out which generics each kernel holds.  A fused op takes
+    its consumer's place, so the kernels come in block order of their last
+    member, the order of the kernel texts.
+    """
+    from costfuse.data.latency_oracle import members_of
+
+    owner = {i: frozenset([i]) for i in range(1, n + 1)}
+    for d in decisions:
+        if d.fuse:
+            group = members_of(d.producer) | members_of(d.consumer)
+            for i in group:
+                owner[i] = group
+    return sorted(set(owner.values()), key=max)
 
 
 # --- aggregation ------------------------------------------------------------------
@@ -242,6 +275,49 @@ def best_threshold(grid: dict[str, Totals], always: Totals, unfused: Totals) -> 
     if goal:
         return max(goal, key=lambda k: (unfused.hbm_bytes - grid[k].hbm_bytes, -grid[k].spill_bytes))
     return min(grid, key=lambda k: (grid[k].spill_bytes, grid[k].hbm_bytes))
+
+
+# --- GPU latency (only from a dataset with merged latency labels) -------------------
+def run_latency(table, program: str, texts: list[str], members: list | None, policy: str,
+                kernels: Kernels) -> float | None:
+    """Summed latency (µs) of one pass run's kernels at the policy's configs, or ``None`` if any lacks one."""
+    if members is None:
+        return None
+    total = 0.0
+    for text, group in zip(texts, members):
+        low = kernels.by_text[text].lowered[policy]
+        if isinstance(low, str):
+            return None
+        us = table.kernel(program, group, low[1].XBLOCK, low[1].RBLOCK, low[1].num_warps)
+        if us is None:
+            return None
+        total += us
+    return total
+
+
+def latency_gap(a: dict[str, float], b: dict[str, float]) -> tuple[float | None, int]:
+    """``sum(a) / sum(b) - 1`` over the programs both measure (program -> µs), and how many they are."""
+    common = sorted(a.keys() & b.keys())
+    if not common:
+        return None, 0
+    return sum(a[p] for p in common) / sum(b[p] for p in common) - 1.0, len(common)
+
+
+def best_threshold_by_latency(grid: dict[str, dict[str, float]], oracle: dict[str, float]) -> str | None:
+    """The grid point closest to the oracle over the programs it measures (ties: more programs, then grid
+    order); ``None`` if no grid point measures any.  A gap, not a sum, so coverage does not flatter."""
+    scored = [(g, *latency_gap(m, oracle)) for g, m in grid.items()]
+    scored = [(g, gap, n) for g, gap, n in scored if n]
+    if not scored:
+        return None
+    return min(scored, key=lambda t: (t[1], -t[2]))[0]
+
+
+def latency_cell(measured: dict[str, float], oracle: dict[str, float]) -> str:
+    gap, n = latency_gap(measured, oracle)
+    if not n:
+        return "no program with every kernel labelled"
+    return f"{sum(measured.values()):.1f} µs, {100 * gap:+.1f}% ({n} programs)"
 
 
 def pct(a: float, b: float) -> str:
@@ -286,24 +362,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick and args.examples is None:
         ex_paths = ex_paths[:2]
     workloads = held + examples(ex_paths)
-    has_latency = bool(__import__("costfuse.data.store", fromlist=["read_dataset"]).read_dataset(data)["latency_us"].notna().any())
+    rows = __import__("costfuse.data.store", fromlist=["read_dataset"]).read_dataset(data)
+    has_latency = bool(rows["latency_us"].notna().any())
     log(f"{len(held)} held-out programs, {len(ex_paths)} examples, {len(specs)} models, policies {policies}")
 
     from costfuse.ir import new_context
 
     kernels = Kernels(policies, new_context())
     runs: dict[tuple[str, str, str], list[str]] = {}     # (model, workload, policy) -> kernel texts
+    members: dict[tuple[str, str, str], list | None] = {}  # (model, workload, policy) -> each kernel's generics
     pass_s: dict[str, list[float]] = defaultdict(list)
     for spec in specs:
         for wl in workloads:
             shared = None
             for policy in policies:
                 if shared is not None and not spec.per_policy:
-                    runs[(spec.label, wl.name, policy)] = shared
+                    runs[(spec.label, wl.name, policy)], members[(spec.label, wl.name, policy)] = shared
                     continue
-                texts, dt = run_pass(spec.make(policy), wl.text, kernels)
+                texts, dt, mem = run_pass(spec.make(policy), wl.text, kernels)
                 pass_s[spec.label if not spec.grid else "threshold"].append(dt)
-                runs[(spec.label, wl.name, policy)] = shared = texts
+                runs[(spec.label, wl.name, policy)], members[(spec.label, wl.name, policy)] = shared = texts, mem
     log(f"passes done: {len(kernels.by_text)} distinct kernels ({time.perf_counter() - t_start:.0f} s)")
 
     from costfuse.data.compile import CompilePool, CompileTask, parse_arch
@@ -336,17 +414,107 @@ def main(argv: list[str] | None = None) -> int:
     n_cached = sum(1 for r in results if r.cached)
     log(f"compiled: {n_cached} from cache, {len(results) - n_cached} new ({time.perf_counter() - t_c:.0f} s)")
 
+    latency = None
+    if has_latency:
+        from costfuse.data.latency_oracle import LatencyTable
+
+        table = LatencyTable.from_frame(rows[rows["arch"] == args.arch])
+        latency = measure_latency(table, specs, held, policies, runs, members, kernels)
+        latency.provenance = data / "latency_provenance.json"
     (Path(args.out) / "results").mkdir(parents=True, exist_ok=True)
     report = build_report(args, command, specs, workloads, held, policies, runs, kernels, split_info, seed,
-                          learned_h, has_latency, pass_s, results, time.perf_counter() - t_start)
+                          learned_h, has_latency, pass_s, results, time.perf_counter() - t_start, latency)
     out = Path(args.out)
     (out / "RESULTS.md").write_text(report)
     log(f"wrote {out / 'RESULTS.md'} in {time.perf_counter() - t_start:.0f} s")
     return 0
 
 
+@dataclass
+class Latencies:
+    """What the dataset's GPU latency says of the held-out programs: the oracle's total per program, and
+    each (model, policy)'s summed latency per program it measures (program -> µs)."""
+
+    oracle: dict[str, float]
+    no_oracle: dict[str, str]                       # program -> why the DP has no answer
+    measured: dict[tuple[str, str], dict[str, float]]
+    provenance: Path | None = None
+
+
+def measure_latency(table, specs, held, policies, runs, members, kernels) -> Latencies:
+    """Oracle DP and every model's summed latency on the held-out programs (only where both exist)."""
+    oracle, no_oracle = {}, {}
+    for w in held:
+        o = table.oracle(w.name)
+        if o.partition is None:
+            no_oracle[w.name] = o.reason
+        else:
+            oracle[w.name] = o.total_us
+    measured = {}
+    for spec in specs:
+        for policy in policies:
+            got = {}
+            for name in oracle:
+                key = (spec.label, name, policy)
+                us = run_latency(table, name, runs[key], members[key], policy, kernels)
+                if us is not None:
+                    got[name] = us
+            measured[(spec.label, policy)] = got
+    return Latencies(oracle, no_oracle, measured)
+
+
+def latency_lines(lat: Latencies, policy: str, grid_labels: list[str]) -> list[str]:
+    """The latency table of one tile policy: each model's sum, its gap to the oracle and to the best threshold."""
+    grid = {g: lat.measured[(g, policy)] for g in grid_labels}
+    best = best_threshold_by_latency(grid, lat.oracle)
+    rows = {"unfused": "unfused", "always": "always", f"best threshold by latency: {best or 'none measured'}": best,
+            "analytical": "analytical", "learned": "learned"}
+    missing = sorted(lat.no_oracle.items())
+    lines = [f"### GPU latency on the held-out programs (`{policy}`)", "",
+             f"The oracle DP exists for {len(lat.oracle)} of {len(lat.oracle) + len(lat.no_oracle)} programs"
+             + (" (none for " + "; ".join(f"{p}: {why}" for p, why in missing[:6])
+                + ("; ..." if len(missing) > 6 else "") + ")" if missing else "") + ". "
+             "Each gap is the ratio of summed latencies minus one, over the programs both sides measure; "
+             "the best threshold by latency is the grid point with the least gap to the oracle.", "",
+             "| model | programs | summed latency µs | oracle µs, same programs | gap to oracle | "
+             + (f"gap to `{best}` |" if best else "gap to the best threshold |"), "|---|---|---|---|---|---|"]
+    for label, spec in rows.items():
+        m = lat.measured[(spec, policy)] if spec else {}
+        gap, n = latency_gap(m, lat.oracle)
+        to_best, n_best = latency_gap(m, grid[best]) if best else (None, 0)
+        lines.append(f"| {label} | {n} | {sum(m.values()):.1f} | {sum(lat.oracle[p] for p in m):.1f} | "
+                     + (f"{100 * gap:+.1f}%" if n else "n/a") + " | "
+                     + (f"{100 * to_best:+.1f}% ({n_best} programs)" if n_best else "n/a") + " |")
+    return lines + [""]
+
+
+def latency_note(has_latency: bool, lat: Latencies | None) -> str:
+    """The report's bullet on GPU latency: where it comes from, or that it was not measured."""
+    if lat is None:
+        return (f"- GPU latency and the oracle DP: {NOT_MEASURED} (no GPU on this machine"
+                + (", though the dataset has some latency labels" if has_latency
+                   else ", and the dataset has no latency labels") + "); nothing here is simulated.")
+    return ("- GPU latency: the dataset's `latency_us`, measured on the GPU and merged by `costfuse-data "
+            f"merge-latency` (command, date and versions: `{lat.provenance}`); nothing here is simulated. A model's "
+            "kernels are matched to the dataset's rows by program, member generics and launch config; its summed "
+            "latency counts the programs where every kernel it chose has a latency and the oracle DP "
+            "(`data/latency_oracle.py`) exists.")
+
+
+def latency_goal(lat: Latencies, policy: str, grid_labels: list[str]) -> str:
+    """The goals table's line: learned's latency gap to the oracle DP and to the best threshold by latency."""
+    grid = {g: lat.measured[(g, policy)] for g in grid_labels}
+    best = best_threshold_by_latency(grid, lat.oracle)
+    mine = lat.measured[("learned", policy)]
+    gap, n = latency_gap(mine, lat.oracle)
+    to_best, n_best = latency_gap(mine, grid[best]) if best else (None, 0)
+    return (f"| `{policy}` | learned's summed GPU latency vs the oracle DP and the best threshold by latency | "
+            + (f"{100 * gap:+.1f}% over {n} programs" if n else "n/a: no program with every kernel labelled")
+            + (f"; {100 * to_best:+.1f}% vs `{best}` over {n_best}" if n_best else "") + " |")
+
+
 def build_report(args, command, specs, workloads, held, policies, runs, kernels, split_info, seed, learned,
-                 has_latency, pass_s, results, elapsed) -> str:
+                 has_latency, pass_s, results, elapsed, latency: Latencies | None = None) -> str:
     grid_labels = [s.label for s in specs if s.grid]
     held_names = [w.name for w in held]
     ex = [w for w in workloads if w.kind == "example"]
@@ -392,9 +560,7 @@ def build_report(args, command, specs, workloads, held, policies, runs, kernels,
         "Saving: bytes of the unfused program minus the model's.",
         "- Unlabelled: kernels with no ptxas answer (compile timeout or error, or a generic the lowering "
         "does not support); they count as kernels and HBM bytes but add no spill bytes.",
-        f"- GPU latency and the oracle DP: {NOT_MEASURED} (no GPU on this machine"
-        + (", though the dataset has some latency labels" if has_latency else ", and the dataset has no latency labels")
-        + "); nothing here is simulated.",
+        latency_note(has_latency, latency),
         "",
         "Tile policies: `heuristic` compiles every kernel at the config the lowering picks "
         "(`data.launch_config.heuristic_config`, 8 elements per thread for pointwise kernels); `wide` at "
@@ -403,6 +569,7 @@ def build_report(args, command, specs, workloads, held, policies, runs, kernels,
         "",
     ]
     goals_lines = []
+    spec_of = {"unfused": "unfused", "always": "always", "analytical": "analytical", "learned": "learned"}
     for policy in policies:
         unfused = total("unfused", held_names, policy)
         always = total("always", held_names, policy)
@@ -416,9 +583,11 @@ def build_report(args, command, specs, workloads, held, policies, runs, kernels,
                   "fusion saving kept vs always | unlabelled | latency vs oracle |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for label, t in rows.items():
+            lat_cell = NOT_MEASURED if latency is None else latency_cell(
+                latency.measured[(spec_of.get(label, best), policy)], latency.oracle)
             lines.append(f"| {label} | {t.kernels} | {t.spilling} | {t.spill_bytes} | "
                          f"{pct(always.spill_bytes - t.spill_bytes, always.spill_bytes)} | {mb(t.hbm_bytes)} | "
-                         f"{pct(unfused.hbm_bytes - t.hbm_bytes, saved_always)} | {t.unlabelled} | {NOT_MEASURED} |")
+                         f"{pct(unfused.hbm_bytes - t.hbm_bytes, saved_always)} | {t.unlabelled} | {lat_cell} |")
         lrn, bt = rows["learned"], grid[best]
         dominated = [g for g, t in grid.items() if t.spill_bytes <= lrn.spill_bytes and t.hbm_bytes <= lrn.hbm_bytes
                      and (t.spill_bytes < lrn.spill_bytes or t.hbm_bytes < lrn.hbm_bytes)]
@@ -427,6 +596,8 @@ def build_report(args, command, specs, workloads, held, policies, runs, kernels,
                   f"bytes). Grid points that beat learned on both numbers at once: "
                   f"{len(dominated)}" + (f" ({', '.join(dominated[:6])}{', ...' if len(dominated) > 6 else ''})"
                                           if dominated else "") + ".", ""]
+        if latency is not None:
+            lines += latency_lines(latency, policy, grid_labels)
         removed = None if always.spill_bytes == 0 else (always.spill_bytes - lrn.spill_bytes) / always.spill_bytes
         kept = None if saved_always == 0 else (unfused.hbm_bytes - lrn.hbm_bytes) / saved_always
         g1 = "n/a (always spills 0 bytes here)" if removed is None else (
@@ -438,6 +609,8 @@ def build_report(args, command, specs, workloads, held, policies, runs, kernels,
                         f"| `{policy}` | learned matches or beats `{best}` on both | "
                         f"spill {lrn.spill_bytes} vs {bt.spill_bytes} B, HBM {mb(lrn.hbm_bytes)} vs {mb(bt.hbm_bytes)} MB: "
                         f"{'met' if beats else 'NOT met'} |"]
+        if latency is not None:
+            goals_lines.append(latency_goal(latency, policy, grid_labels))
         # per workload
         lines += [f"### Per workload (`{policy}`)", "",
                   "Each cell: kernels / spilling kernels / spill bytes / HBM MB.", "",
@@ -485,7 +658,9 @@ def build_report(args, command, specs, workloads, held, policies, runs, kernels,
         lines += [f"![spill bytes vs HBM bytes, {policy}](results/{png.name})", ""]
     lines += ["## Goals (held-out programs, compile labels)", "", "| policy | goal | reached |", "|---|---|---|"]
     lines += goals_lines
-    lines += ["| any | GPU latency goals (vs the oracle DP) | " + NOT_MEASURED + " (no GPU) |", ""]
+    if latency is None:
+        lines += ["| any | GPU latency goals (vs the oracle DP) | " + NOT_MEASURED + " (no GPU) |"]
+    lines.append("")
     lines += ["## Pass time", "", "Median wall time of one pass run (pass + canonicalize,cse) per program, "
               "all workloads and policies:", "", "| model | runs | median ms |", "|---|---|---|"]
     for label, ts in pass_s.items():

@@ -70,6 +70,9 @@ GROUP_TESTS = ("tests/test_kernel_shape.py", "tests/test_peer_models.py", "tests
                "tests/test_outline_structure.py", "tests/test_mutants_inductor.py", "tests/test_mutants_xla_group_time.py",
                "tests/test_mutants_groups.py")
 
+# Each lowering stage's own file of tests written for its survivors (by the part of data/lower*.py).
+LOWER_MUTANT_TESTS = {"reduction": ("tests/data/test_mutants_lower_reduction.py",)}
+
 # In priority order: the small core modules first, then the larger ones, fastest tests first.
 STAGES = (
     Stage("graph", ("costfuse/graph.py",), PASS_TESTS),
@@ -85,7 +88,7 @@ STAGES = (
     Stage("unit_reshapes", ("costfuse/unit_reshapes.py",), GROUP_TESTS),
     Stage("store", ("data/store.py",), ("tests/test_store.py",)),
     Stage("featurize", ("featurize/features.py", "featurize/liveness.py"),
-          ("tests/test_features.py", "tests/test_liveness.py")),
+          ("tests/test_features.py", "tests/test_liveness.py", "tests/test_mutants_featurize.py")),
     Stage("outline", ("costfuse/outline.py",), GROUP_TESTS),
     Stage("cost_models_peers", ("costfuse/cost_models/inductor.py", "costfuse/cost_models/xla.py",
                                 "costfuse/cost_models/group_time.py"), GROUP_TESTS),
@@ -93,11 +96,13 @@ STAGES = (
                                   "costfuse/cost_models/bundle.py", "costfuse/cost_models/registry.py"),
           ("tests/test_learned.py", "tests/test_bundle.py", "tests/test_mutants_learned.py")),
     Stage("lower_kernel", ("data/lower_kernel.py",),
-          ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py")),
+          ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py",
+           "tests/data/test_mutants_lower_kernel.py")),
     # One stage per file: a surviving lowering mutant reruns every IREE comparison (~100 s), so these
     # stages run for hours; split, each file's verdicts land in the report as soon as its stage ends.
     *(Stage(f"lower_{part}" if part else "lower", (f"data/lower{'_' + part if part else ''}.py",),
-            ("tests/data/test_lower.py", "tests/data/test_lower_gather.py")) for part in ("reduction", "body", "")),
+            ("tests/data/test_lower.py", "tests/data/test_lower_gather.py", *LOWER_MUTANT_TESTS.get(part, ())))
+      for part in ("reduction", "body", "")),
     Stage("compile", ("data/compile.py",), ("tests/data/test_compile.py", "tests/data/test_cli_compile.py")),
 )
 
@@ -129,6 +134,8 @@ def build_stage(stage: Stage, work: Path = WORK, repo: Path = REPO) -> Path:
     root = work / stage.name
     for top, target in PACKAGE_DIRS.items():  # the package, Python files and the shipped model
         _sync_tree(repo / top, root / target, lambda p, top=top: top == "costfuse" or p.suffix == ".py")
+        if (root / "mutants").is_dir():  # mutmut copies the package's other files (the model) only once
+            _sync_tree(repo / top, root / "mutants" / target, lambda p, top=top: top == "costfuse" and p.suffix != ".py")
     for asset in ASSETS:
         src = repo / asset
         if src.is_file():

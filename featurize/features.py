@@ -40,6 +40,7 @@ from typing import Any
 from iree.compiler import ir
 
 from costfuse.graph import GENERIC, chain_length, indexing_maps, iterator_kinds, num_inputs
+from costfuse.ir import diagnostics_of
 from costfuse.featurize.liveness import Body, body_of, pressure, type_bits
 
 FEATURE_SCHEMA_VERSION = 1
@@ -337,7 +338,8 @@ def analyze_text(text: str, context: ir.Context | None = None) -> StaticFeatures
     try:
         module = ir.Module.parse(text, context)
     except ir.MLIRError as err:
-        raise FeatureError(f"unparsable IR: {str(err).splitlines()[0]}") from None
+        reasons = "; ".join(map(str, diagnostics_of(err, "<ir>")))
+        raise FeatureError(f"unparsable IR: {reasons or str(err).splitlines()[0]}") from None
     with module.context:
         static = analyze_generic(find_generic(module))
     del module

@@ -43,7 +43,7 @@ def _options():
 def test_every_cli_and_subcommand_is_walked():
     assert {"costfuse-opt", "costfuse", "costfuse import-torch", "costfuse-train", "costfuse-data",
             "costfuse-data generate", "costfuse-data stats", "costfuse-data profile",
-            "costfuse-data compile"} <= set(_parsers())
+            "costfuse-data compile", "costfuse-data merge-latency"} <= set(_parsers())
 
 
 @pytest.mark.parametrize("parser, action", list(_options()))

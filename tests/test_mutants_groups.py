@@ -756,3 +756,20 @@ def test_a_gone_kernels_copy_adds_to_the_other_paths_out_of_a_unit():
     assert f.made == [("recompute", "g3", "g3'+g4")]
     assert ("skip", "g1", "g5", "the merged kernel would close a cycle through other ops", None) in f.steps
     assert [g[0] for g in f.groups] == ["g1", "g2", "g3'+g4", "g5"]
+
+
+def test_a_kernel_that_goes_takes_its_copies_with_it():
+    """``g3 = g2 + g1`` is dead (nothing reads it; form_groups takes any block, though the pass erases
+    dead generics first).  ``g2+g3`` forms, recomputes ``g1`` (stored for the return), then ``g4``
+    recomputes ``g2``: ``g1'+g2+g3`` stores nothing (``g3`` unread, ``g2`` copied by its one reader,
+    ``g1`` a copy) and goes, its copy of ``g1`` with it: what the remaining kernels store is then
+    worked out from the copies of live kernels only."""
+    p = Program([("%x", X)])
+    g1, g2 = elementwise(p, "math.exp", "%x"), elementwise(p, "math.sqrt", "%x")
+    total(p, g2, g1)
+    f = form(returning(p, elementwise(p, "math.absf", g2), g1), merges={"g2+g3 stores g2": 5.0},
+             recomputes={"g1+g2+g3 stores g2": 4.0, "g2+g4 stores g4": 3.0})
+    assert f.made == [("merge", "g2", "g3"), ("recompute", "g1", "g1'+g2+g3"), ("recompute", "g1'+g2+g3", "g2'+g4")]
+    assert f.steps[-1] == ("recompute", "g1'+g2+g3", "g2'+g4",
+                           "g2 copied into the consumer; the producer's kernel goes", "g2+g4 stores g4")
+    assert f.groups == [("g1", (), "g1 stores g1"), ("g2'+g4", (1,), "g2+g4 stores g4")]

@@ -110,16 +110,18 @@ def test_a_missing_local_store_is_refused_a_server_is_not_checked(clean_env, tmp
     ("http://localhost:5000", None),
     ("https://mlflow.example.com", None),
     ("databricks://profile", None),
+    ("databricks", None),                            # MLflow's bare Databricks names: a server, not a folder
+    ("databricks-uc", None),
 ])
 def test_local_store_of_each_kind_of_tracking_uri(uri, path):
     assert _local_store(uri) == (None if path is None else Path(path))
 
 
-@pytest.mark.xfail(strict=True, reason="sqlite:///:memory: is MLflow's own in-memory URI (mlflow.tracking.fluent sets "
-                   "it), but _local_store reads it as the file ':memory:', so tracking_uri_for answers 'tracking store "
-                   ":memory: does not exist'; its docstring promises None for an in-memory store")
 def test_mlflows_in_memory_sqlite_uri_is_no_local_file():
+    """MLflow's own in-memory URI names no file: tracking_uri_for must not refuse it as a missing store."""
     assert _local_store("sqlite:///:memory:") is None
+    assert _local_store("sqlite:///:memory:?cache=shared") is None
+    assert tracking_uri_for("runs:/abc/model", "sqlite:///:memory:") == "sqlite:///:memory:"
 
 
 # --- registry.load_uri --------------------------------------------------------------------

@@ -44,6 +44,20 @@ def test_staged_data_module_is_the_one_imported(tmp_path):
     assert not list((root / "data").rglob("*.py")), "data/ in the stage must hold assets only"
 
 
+def test_restaging_refreshes_the_model_in_mutmuts_copy(tmp_path):
+    """mutmut copies the package's non-Python files into mutants/ only once: a re-exported model must
+    reach that copy, or the mutants are tested against a stale bundle."""
+    stage = next(s for s in mut.STAGES if s.name == "cost_models_learned")
+    root = mut.build_stage(stage, work=tmp_path)
+    meta = next((root / "costfuse" / "models").rglob("metadata.json")).relative_to(root)
+    (root / "mutants" / meta).parent.mkdir(parents=True)
+    (root / "mutants" / meta).write_text("{}")  # what mutmut copied before the model was re-exported
+    (root / "mutants" / "costfuse" / "graph.py").write_text("# a mutated copy")
+    mut.build_stage(stage, work=tmp_path)
+    assert (root / "mutants" / meta).read_bytes() == (REPO / meta).read_bytes()
+    assert (root / "mutants" / "costfuse" / "graph.py").read_text() == "# a mutated copy"  # mutmut's own
+
+
 def test_stage_pyproject_names_the_stage_and_keeps_pytest_settings():
     stage = next(s for s in mut.STAGES if s.name == "featurize")
     conf = tomllib.loads(mut.stage_pyproject(stage, (REPO / "pyproject.toml").read_text()))

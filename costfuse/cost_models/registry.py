@@ -53,10 +53,13 @@ def _local_store(uri: str) -> Path | None:
     a bare path), ``None`` for a server or an in-memory store."""
     if uri.startswith("sqlite:"):
         rest = uri[len("sqlite:"):].split("?", 1)[0]
-        return Path(rest[3:]) if rest.startswith("///") and len(rest) > 3 else None
+        name = rest[3:] if rest.startswith("///") else ""
+        return Path(name) if name and name != ":memory:" else None  # ':memory:': SQLite's in-memory store
     parsed = urlparse(uri)
     if parsed.scheme == "file":
         return Path(parsed.path)
+    if uri in ("databricks", "databricks-uc"):  # MLflow's bare names for a Databricks workspace: a server
+        return None
     return Path(uri) if not parsed.scheme or len(parsed.scheme) == 1 else None  # len 1: a Windows drive
 
 

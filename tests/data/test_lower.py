@@ -511,6 +511,27 @@ def test_reduction_with_non_combiner_use_of_acc():
     assert "accumulator" in err.reason
 
 
+@pytest.mark.parametrize("op", ["arith.maxsi", "arith.minsi", "arith.addi", "arith.muli", "arith.cmpi slt"])
+def test_signed_and_arithmetic_ops_on_i1_are_refused(op):
+    """MLIR reads an i1 true as -1 (maxsi is an and), Triton's int1 as 1: refused, not miscomputed."""
+    line = f"%r = {op}, %a0, %a1 : i1" if op.startswith("arith.cmpi") else f"%r = {op} %a0, %a1 : i1"
+    err = _unsupported(elementwise((8,), "i1", [line, "yield %r"], n_inputs=2))
+    assert err.op == op.split()[0] and "on i1 (MLIR reads true as -1, Triton as 1)" in err.reason
+
+
+def test_i1_reductions_are_refused():
+    err = _unsupported(row_reduction((4, 8), "i1", "arith.maxsi"))
+    assert (err.op, err.reason) == ("arith.maxsi", "output 0 of a reduction: an i1 reduction (MLIR reads true as -1, "
+                                                   "Triton as 1)")
+
+
+def test_bitwise_ops_and_equality_on_i1_match_iree(kdir):
+    body = ["%x = arith.xori %a0, %a1 : i1", "%o = arith.ori %x, %a0 : i1", "%n = arith.andi %o, %a1 : i1",
+            "%e = arith.cmpi eq, %n, %a0 : i1", "%t = arith.constant true", "%r = arith.xori %e, %t : i1",
+            "yield %r"]
+    check(elementwise((37,), "i1", body, n_inputs=2), kdir)
+
+
 def test_non_projected_map_is_unsupported():
     text = generic_module(1, ["parallel"], [Operand((16,), "f32", "d0 * 2")], [Operand((8,), "f32", "d0")],
                           ["yield %a0"])
