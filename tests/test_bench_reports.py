@@ -44,3 +44,24 @@ def test_emit_writes_the_report_unless_dash(tmp_path, capsys):
     emit("# y", "-")
     assert capsys.readouterr().out == "# x\n\n| a |\n# y\n"
     assert not (tmp_path / "-").exists()
+
+
+def test_regs_error_breakdown_counts_each_group_and_its_share_of_the_error():
+    import pandas as pd
+
+    from experiments.regs_error import breakdown
+
+    err = pd.Series([1.0, 3.0, 6.0])
+    rows = breakdown(err, [pd.Series(["a", "a", "b"]), pd.Series(["x", "x", "y"])])
+    assert rows == ["| a / x | 2 | 2.0 | 40% |", "| b / y | 1 | 6.0 | 60% |"]
+
+
+def test_regs_error_same_feature_spread_reads_only_repeated_vectors():
+    import numpy as np
+    import pandas as pd
+
+    from experiments.regs_error import same_feature_spread
+
+    X = pd.DataFrame({"f": [1.0, 1.0, 1.0, 2.0]})
+    n, spread = same_feature_spread(X, np.array([10.0, 12.0, 20.0, 99.0]))  # median 12: |10-12| + 0 + |20-12|
+    assert (n, spread) == (3, 10.0 / 3)
