@@ -5,16 +5,17 @@ torch, triton, numpy, pandas and pyarrow and no CostFuse install
 (docs/design.md §5), so this module imports only those and the standard
 library, and loads two files of the checkout by path: the torch blocks
 (``experiments/workloads/blocks.py``, which imports only torch) and
-``data/profile.py`` (the dataset profiler, for its environment record and
-do_bench defaults).  ``DIR`` is what ``gpu_workloads.py prepare`` wrote on
-the CPU: per workload, the block to build and each policy's ``plan.json``
-with its lowered Triton kernels (``experiments/gpu_plan.py``).
+``data/profile.py`` (the dataset profiler, for its environment record,
+``bench``, do_bench defaults and the warm-up of one kernel).  ``DIR`` is
+what ``gpu_workloads.py prepare`` wrote on the CPU: per workload, the block
+to build and each policy's ``plan.json`` with its lowered Triton kernels
+(``experiments/gpu_plan.py``).
 
 For every workload: seeded inputs, eager torch's outputs, then each
 policy's plan run step by step (every kernel through its source's
 ``launch``), its outputs checked against eager torch at the repo's
-tolerances, each kernel timed with ``triton.testing.do_bench`` (median;
-kernels under :data:`TINY_US` re-timed with ``do_bench_cudagraph``, since a
+tolerances, each kernel timed by ``profile.bench`` (``do_bench``, median;
+kernels under ``profile.TINY_US`` re-timed with ``do_bench_cudagraph``, since a
 launch-bound kernel's event pair costs more than its work) and summed, and
 the whole plan timed back to back; ``torch.compile(block)`` (Inductor) and
 eager torch timed the same way as peers.  One Parquet file per workload,
@@ -52,7 +53,6 @@ REPO = HERE.parent
 # costfuse/reference.py TOLERANCES as (rtol, atol), by torch dtype name: copied as plain numbers, since this
 # module imports nothing of CostFuse (tests/test_gpu_workloads.py holds them equal).  Integers and bool: exact.
 TOLERANCES = {"float64": (1e-10, 1e-12), "float32": (1e-5, 1e-5), "float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2)}
-TINY_US = 10.0           # kernels faster than this by do_bench are re-timed with do_bench_cudagraph
 SEED = 0
 EAGER, COMPILE = "eager", "torch.compile"
 SCHEMA = pa.schema([
@@ -272,24 +272,6 @@ def check_shapes(root: Path, only: set[str] | None = None) -> list[str]:
 # Timing
 
 
-def bench(fn, warmup_ms: int, rep_ms: int) -> tuple[float, str]:
-    """(median µs, which bench): do_bench, or do_bench_cudagraph for a function under TINY_US."""
-    import triton.testing
-
-    us = triton.testing.do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="median") * 1e3
-    if us >= TINY_US:
-        return us, "do_bench"
-    try:
-        return triton.testing.do_bench_cudagraph(fn, rep=rep_ms, return_mode="median") * 1e3, "cudagraph"
-    except Exception:   # a function that cannot be captured keeps its do_bench time
-        return us, "do_bench (cudagraph capture failed)"
-
-
-def bench_settings(warmup_ms: int, rep_ms: int) -> str:
-    return (f"do_bench(warmup={warmup_ms}ms, rep={rep_ms}ms, return_mode=median); under {TINY_US:g} us: "
-            f"do_bench_cudagraph(rep={rep_ms}ms, return_mode=median)")
-
-
 def _sync(device: str) -> None:
     if device == "cuda":
         import torch
@@ -320,12 +302,12 @@ def run_policy(name: str, folder: Path, plan: dict, inputs: list, expected: list
              "config": step.get("config"), "us": None, "bench": None,
              "n_regs": getattr(compiled, "n_regs", None), "n_spills": getattr(compiled, "n_spills", None)}
         if timed:
-            k["us"], k["bench"] = bench(lambda: mod.launch(*tensors), warmup_ms, rep_ms)
+            k["us"], k["bench"] = profile.bench(lambda: mod.launch(*tensors), warmup_ms, rep_ms)
         detail.append(k)
     row["kernel_detail"] = json.dumps(detail)
     if timed:
         row["latency_us"] = sum(k["us"] for k in detail)
-        row["plan_us"], _ = bench(lambda: [mod.launch(*t) for _, mod, t, _ in launches], warmup_ms, rep_ms)
+        row["plan_us"], _ = profile.bench(lambda: [mod.launch(*t) for _, mod, t, _ in launches], warmup_ms, rep_ms)
     return row
 
 
@@ -356,7 +338,7 @@ def run_workload(root: Path, name: str, w: dict, plans: dict, device: str, timed
     _sync(device)
     rows = [{"policy": EAGER, "status": "ok", "check": "reference", "first_call_s": time.perf_counter() - t0}]
     if timed:
-        rows[0]["latency_us"], bench_name = bench(lambda: block(*inputs), warmup_ms, rep_ms)
+        rows[0]["latency_us"], bench_name = profile.bench(lambda: block(*inputs), warmup_ms, rep_ms)
         rows[0]["kernel_detail"] = json.dumps([{"bench": bench_name}])
     for policy, plan in plans.items():
         row = {"policy": policy}
@@ -377,7 +359,7 @@ def run_workload(root: Path, name: str, w: dict, plans: dict, device: str, timed
             _sync(device)
             row.update(first_call_s=time.perf_counter() - t0, **check_row(expected, got))
             if timed:
-                row["latency_us"], bench_name = bench(lambda: compiled(*inputs), warmup_ms, rep_ms)
+                row["latency_us"], bench_name = profile.bench(lambda: compiled(*inputs), warmup_ms, rep_ms)
                 row["kernel_detail"] = json.dumps([{"bench": bench_name}])
         except Exception as err:
             row.update(status="error", error=f"{type(err).__name__}: {err}"[:2000])
@@ -394,7 +376,7 @@ def _warm_init() -> None:
 
 
 def _warm_one(args: tuple) -> tuple[str, float, str]:
-    """Compile one workload's kernels (``JITFunction.warmup``: no launch, no memory) and its torch.compile graph
+    """Compile one workload's kernels (``profile.warm_module``: no launch, no memory) and its torch.compile graph
     on the GPU, into the on-disk caches the timed run reads.  Returns (workload, seconds, first error or "");
     a failure here only leaves that compile to the timed loop."""
     root, name, compile_peer = args
@@ -407,11 +389,8 @@ def _warm_one(args: tuple) -> tuple[str, float, str]:
         for policy, plan in plans[name].items():
             for step in (s for s in plan["steps"] if s["op"] == "kernel"):
                 try:
-                    mod = load_by_path(Path(root) / name / w["policies"][policy] / step["source"], "warm")
-                    specs = [torch_dtype(d) for _, _, d in list(mod.INPUTS) + list(mod.OUTPUTS)]
-                    consts = {k: v for k, v in mod.CONFIG.items() if k in mod.SIGNATURE}
-                    mod.kernel.warmup(*specs, grid=(1,), **consts, num_warps=mod.CONFIG["num_warps"],
-                                      num_stages=mod.CONFIG["num_stages"])
+                    profile.warm_module(load_by_path(Path(root) / name / w["policies"][policy] / step["source"],
+                                                     "warm"))
                 except Exception as err:
                     errors.append(f"{policy}/{step['source']}: {type(err).__name__}: {err}")
         if compile_peer:
@@ -494,7 +473,7 @@ def run(root, out, only=None, warmup_ms=profile.DEFAULT_WARMUP_MS, rep_ms=profil
     if jobs and todo and not dry_run:
         warm(root, todo, jobs, compile_peer, warm_timeout_s)
     torch.set_default_device(device)   # the blocks build masks and ALiBi slopes with factory calls
-    base = {"bench": bench_settings(warmup_ms, rep_ms), "command": command, "dry_run": dry_run, **env}
+    base = {"bench": profile.bench_settings(warmup_ms, rep_ms), "command": command, "dry_run": dry_run, **env}
     written = 0
     for name in todo:
         if budget_s is not None and time.perf_counter() - t_start > budget_s:
