@@ -338,8 +338,7 @@ def analyze_text(text: str, context: ir.Context | None = None) -> StaticFeatures
     try:
         module = ir.Module.parse(text, context)
     except ir.MLIRError as err:
-        reasons = "; ".join(map(str, diagnostics_of(err, "<ir>")))
-        raise FeatureError(f"unparsable IR: {reasons or str(err).splitlines()[0]}") from None
+        raise FeatureError("unparsable IR: " + "; ".join(map(str, diagnostics_of(err, "<ir>")))) from None
     with module.context:
         static = analyze_generic(find_generic(module))
     del module
