@@ -140,6 +140,17 @@ def test_goals_not_met(kw, broken):
     assert all(g.row().endswith("| NOT met |") for i, g in enumerate(goals) if i in broken)
 
 
+def test_goals_that_always_meets_too_are_not_shown():
+    """Nothing spills under `groups always` either: the spill goals then say nothing about learned."""
+    goals = cg.goals(_totals(always_spill=0), 0.5)
+    assert [g.met for g in goals] == [True] * 6
+    assert [g.trivial for g in goals] == [True, True, False, False, False, False]
+    assert goals[0].row().endswith("| not shown (`groups always` meets it too) |")
+    tot = _totals()
+    tot["groups always"] = cg.Outcome(hbm_bytes=85, spill_bytes=1000)   # 15% under inductor's 100: as learned
+    assert [g.trivial for g in cg.goals(tot, 0.5)] == [False, False, True, False, False, False]
+
+
 def test_goals_without_the_oracle_are_not_applicable():
     tot = _totals()
     del tot[cg.ORACLE]
