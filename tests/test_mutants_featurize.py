@@ -96,3 +96,11 @@ def test_unparsable_ir_message_names_the_parse_error_and_where():
         analyze_text(BAD, new_context())
     assert str(err.value) == "unparsable IR: <ir>:1:14: expected non-function type"
 
+
+
+def test_every_parse_diagnostic_is_in_the_message():
+    """Undeclared values are reported one per use, all at the end of the parse: each one is kept."""
+    with pytest.raises(FeatureError) as err:
+        analyze_text("func.func @f() { %0 = arith.addf %a, %b : f32\n return }", new_context())
+    assert str(err.value) == ("unparsable IR: <ir>:1:34: use of undeclared SSA value name; "
+                              "<ir>:1:38: use of undeclared SSA value name")
