@@ -177,6 +177,9 @@ def cubin_resource_usage(cubin: bytes) -> dict[str, CubinUsage]:
 
     if cubin[:6] != b"\x7fELF\x02\x01":
         raise ValueError("not a cubin: expected a little-endian ELF64 file")
+    # Every read below can run off the bytes (struct.error, IndexError), miss a section (KeyError), find no
+    # NUL (ValueError) or take an offset past 2**63 (OverflowError): all of it is a malformed cubin.
+    malformed = (struct.error, KeyError, IndexError, ValueError, OverflowError)
     try:
         shoff, = struct.unpack_from("<Q", cubin, 0x28)
         shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
@@ -192,21 +195,25 @@ def cubin_resource_usage(cubin: bytes) -> dict[str, CubinUsage]:
         symtab = by_name[".symtab"]
         strtab, syms = data(sections[symtab[6]]), data(symtab)
         info = data(by_name[".nv.info"])
-    except (struct.error, KeyError, IndexError, ValueError) as err:
+        values: dict[int, dict[str, int]] = {}
+        i = 0
+        while i + 4 <= len(info):
+            fmt, attr, size = struct.unpack_from("<BBH", info, i)
+            if fmt == _EIFMT_SVAL and attr in (EIATTR_REGCOUNT, EIATTR_FRAME_SIZE) and size == 8:
+                sym, value = struct.unpack_from("<II", info, i + 4)
+                values.setdefault(sym, {})["regs" if attr == EIATTR_REGCOUNT else "stack_bytes"] = value
+            i += 4 + (size if fmt == _EIFMT_SVAL else 0)
+    except malformed as err:
         raise ValueError(f"malformed cubin: {type(err).__name__}: {err}") from None
-    values: dict[int, dict[str, int]] = {}
-    i = 0
-    while i + 4 <= len(info):
-        fmt, attr, size = struct.unpack_from("<BBH", info, i)
-        if fmt == _EIFMT_SVAL and attr in (EIATTR_REGCOUNT, EIATTR_FRAME_SIZE) and size == 8:
-            sym, value = struct.unpack_from("<II", info, i + 4)
-            values.setdefault(sym, {})["regs" if attr == EIATTR_REGCOUNT else "stack_bytes"] = value
-        i += 4 + (size if fmt == _EIFMT_SVAL else 0)
     out = {}
     for sym, v in values.items():
         if set(v) != {"regs", "stack_bytes"}:
             raise ValueError(f"cubin .nv.info gives symbol {sym} only {', '.join(v)}")
-        out[name(strtab, struct.unpack_from("<I", syms, sym * symtab[9])[0])] = CubinUsage(**v)
+        try:
+            symbol = name(strtab, struct.unpack_from("<I", syms, sym * symtab[9])[0])
+        except malformed as err:
+            raise ValueError(f"malformed cubin: symbol {sym}: {type(err).__name__}: {err}") from None
+        out[symbol] = CubinUsage(**v)
     if not out:
         raise ValueError("cubin .nv.info has no EIATTR_REGCOUNT entry")
     return out
