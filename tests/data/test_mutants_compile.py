@@ -440,3 +440,80 @@ TRUNCATED = USAGE + struct.pack("<BBH", EIFMT_SVAL, EIATTR_REGCOUNT, 8)  # the h
 def test_cubin_reader_raises_valueerror_for_a_truncated_last_attribute():
     with pytest.raises(ValueError, match="malformed cubin: error: "):
         cubin_resource_usage(_cubin(TRUNCATED))
+
+
+# ---------------------------------------------------------------------------
+# _Worker's process and its end, without starting one: Popen and the process are recorded
+
+
+class _Proc:
+    """A worker process that has (``alive=False``) or has not exited when asked to stop."""
+
+    def __init__(self, alive: bool):
+        self.pid, self.alive, self.waits = 1 << 22, alive, []
+
+    def wait(self, timeout=None):
+        self.waits.append(timeout)
+        return 0
+
+    def poll(self):
+        return None if self.alive else 0
+
+
+def _worker(monkeypatch, tmp_path, mem, alive=False):
+    import subprocess
+    import tempfile
+
+    from costfuse.data import compile as comp
+
+    calls = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **kw: calls.append((a, kw)) or _Proc(alive))
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))   # the worker's scratch Triton cache lands here
+    return comp._Worker(mem, "/kernels"), calls
+
+
+def test_a_worker_runs_the_entry_with_the_project_on_its_path_and_no_stdin(monkeypatch, tmp_path):
+    import subprocess
+
+    from costfuse.data import compile as comp
+
+    w, [(args, kw)] = _worker(monkeypatch, tmp_path, None)
+    assert os.path.basename(w.triton_cache).startswith("costfuse_triton_")
+    argv = args[0]
+    assert argv[:3] == [sys.executable, "-c", "from costfuse.data.compile import _worker_entry; _worker_entry()"]
+    assert argv[4:] == ["0", w.triton_cache, "/kernels"]          # no memory cap: 0
+    assert kw["env"]["PYTHONPATH"] == os.pathsep.join([comp._PROJECT_ROOT, "/elsewhere"])
+    assert kw["stdin"] is subprocess.DEVNULL and kw["start_new_session"] is True
+    w._cleanup()
+    assert not os.path.exists(w.triton_cache)
+    w._cleanup()   # again (a killed worker is cleaned up twice): the cache is gone, and that is fine
+
+
+def test_a_stopped_worker_that_exits_is_only_cleaned_up(monkeypatch, tmp_path):
+    w, _ = _worker(monkeypatch, tmp_path, 2 << 30)
+    sent = []
+    w.conn = SimpleNamespace(send=sent.append, close=lambda: sent.append("closed"))
+    killed = []
+    monkeypatch.setattr(os, "killpg", lambda pid, sig: killed.append(pid))
+    w.stop()
+    assert sent == [None, "closed"] and w.proc.waits == [5] and not killed
+    assert not os.path.exists(w.triton_cache)
+
+
+def test_a_stopped_worker_still_running_is_killed(monkeypatch, tmp_path):
+    w, _ = _worker(monkeypatch, tmp_path, None, alive=True)
+    w.conn = SimpleNamespace(send=lambda m: None, close=lambda: None)
+    killed = []
+    monkeypatch.setattr(os, "killpg", lambda pid, sig: killed.append(pid))
+    w.stop()
+    assert killed == [w.proc.pid] and w.proc.waits == [5, 30]
+    assert not os.path.exists(w.triton_cache)
+
+
+def test_closing_a_pool_stops_every_worker():
+    stopped = []
+    pool = CompilePool(jobs=2)
+    pool._workers = [SimpleNamespace(stop=lambda i=i: stopped.append(i)) for i in range(2)]
+    pool.close()
+    assert stopped == [0, 1] and pool._workers == []
