@@ -156,6 +156,15 @@ def sources_changed(stage: Stage, work: Path = WORK, repo: Path = REPO) -> bool:
     return False
 
 
+def tests_changed(stage: Stage, work: Path = WORK, repo: Path = REPO) -> bool:
+    """Whether a test file of the stage differs from the copy mutmut last mapped (``mutants/tests``)."""
+    for t in stage.tests:
+        mapped = work / stage.name / "mutants" / t
+        if mapped.exists() and mapped.read_bytes() != (repo / t).read_bytes():
+            return True
+    return False
+
+
 def all_judged(stage: Stage, work: Path = WORK) -> bool:
     """Every file of the stage has verdicts and none is still 'not checked'."""
     results = collect(stage, work, lines=False)
@@ -413,7 +422,8 @@ def main(argv: list[str] | None = None) -> int:
             changed = sources_changed(stage)
             untested = args.rerun_survivors and any(
                 st == "no tests" for r in collect(stage, lines=False) for st in r.status.values())
-            if changed or untested:  # mutmut maps tests to functions once: recollect, or new code stays "no tests"
+            if changed or untested or tests_changed(stage):  # mutmut maps tests to functions once: recollect,
+                # or new code stays "no tests" and a new test is never run against the functions it reaches
                 (WORK / stage.name / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
             root = build_stage(stage)
             changed = changed or old_config != (root / "pyproject.toml").read_text()  # e.g. its tests changed

@@ -58,6 +58,18 @@ def test_restaging_refreshes_the_model_in_mutmuts_copy(tmp_path):
     assert (root / "mutants" / "costfuse" / "graph.py").read_text() == "# a mutated copy"  # mutmut's own
 
 
+def test_a_changed_test_file_means_the_tests_must_be_mapped_again(tmp_path):
+    """mutmut maps each function to the tests that reached it once; an edited test file may reach more."""
+    stage = next(s for s in mut.STAGES if s.name == "store")
+    copy = tmp_path / stage.name / "mutants" / stage.tests[0]
+    copy.parent.mkdir(parents=True)
+    assert not mut.tests_changed(stage, work=tmp_path)          # never mapped: nothing to compare
+    copy.write_bytes((REPO / stage.tests[0]).read_bytes())
+    assert not mut.tests_changed(stage, work=tmp_path)
+    copy.write_text("# an older version")
+    assert mut.tests_changed(stage, work=tmp_path)
+
+
 def test_stage_pyproject_names_the_stage_and_keeps_pytest_settings():
     stage = next(s for s in mut.STAGES if s.name == "featurize")
     conf = tomllib.loads(mut.stage_pyproject(stage, (REPO / "pyproject.toml").read_text()))

@@ -99,11 +99,15 @@ FAILING = {  # kernel file -> the worker's `error`
 }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def session(tmp_path_factory):
     """One ``_worker_main`` session in a thread: a compile keeping the cubin (sm_90), one without (sm_80),
     a compiler error and the kernel files of :data:`FAILING`, then ``None``.  Returns the replies, each
-    compile's wall time seen from here, and what the worker left set or asked for."""
+    compile's wall time seen from here, and what the worker left set or asked for.
+
+    One session per test, not per module: mutmut maps a function to the tests during which it was
+    entered, and ``_worker_main`` is entered once per session, so a shared session would leave every
+    test but the first out of its mutants' runs."""
     tmp = tmp_path_factory.mktemp("worker")
     k = _kernel(SMALL)
     messages = {"cubin": (k.source, k.config.to_dict(), 90, True), "plain": (k.source, k.config.to_dict(), 80, False),
