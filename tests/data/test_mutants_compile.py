@@ -426,8 +426,14 @@ def test_cubin_reader_refuses_out_of_range_section_indices(field):
 
 def test_cubin_reader_refuses_a_symbol_name_past_the_string_table():
     """st_name is unsigned: 2**32 - 7 is not 7 bytes before the end of .strtab (which spells 'kernel')."""
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^malformed cubin: symbol 1: ValueError: subsection not found$"):
         cubin_resource_usage(_cubin(USAGE, st_name=2**32 - 7))
+
+
+def test_cubin_reader_refuses_a_symbol_past_the_symbol_table():
+    info = _attr(EIATTR_REGCOUNT, 5, 40) + _attr(EIATTR_FRAME_SIZE, 5, 16)   # .symtab holds symbols 0 and 1
+    with pytest.raises(ValueError, match=r"^malformed cubin: symbol 5: error: unpack_from requires"):
+        cubin_resource_usage(_cubin(info))
 
 
 HUGE_SHOFF = 2**64 - 64 * NSEC  # -(the header table's size) if read signed: the real headers, from the end
@@ -521,3 +527,12 @@ def test_closing_a_pool_stops_every_worker():
     pool._workers = [SimpleNamespace(stop=lambda i=i: stopped.append(i)) for i in range(2)]
     pool.close()
     assert stopped == [0, 1] and pool._workers == []
+
+
+def test_a_pool_defaults_to_one_worker_and_the_shared_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("COSTFUSE_CACHE_DIR", str(tmp_path))
+    pool = CompilePool()
+    assert pool.jobs == 1 and isinstance(pool.cache, ResultCache) and pool.keep_cubin is False
+    assert CompilePool(cache=False).cache is None
+    with pytest.raises(ValueError, match="^jobs must be >= 1$"):
+        CompilePool(jobs=0)
