@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
+from costfuse.data.latency_oracle import label_of
 from costfuse.graph import edges_into, function_blocks, generics_in, iterator_kinds, legality
 from costfuse.rewrite import build_fused, commit
 
@@ -44,7 +45,7 @@ class Group:
 
     @property
     def label(self) -> str:
-        return "+".join(f"g{m}" for m in self.members)
+        return label_of(self.members)
 
 
 def _users(op: ir.Operation) -> list[ir.Operation]:
