@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from costfuse.data.atomic import write_text
 from costfuse.data.kernel_files import cache_dir, source_digest, write_kernel
 from costfuse.data.launch_config import LaunchConfig
 
@@ -295,9 +296,7 @@ class ResultCache:
     def put(self, res: CompileResult) -> None:
         p = self._path(res.kernel_id)
         p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(res.to_dict()))
-        os.replace(tmp, p)
+        write_text(p, json.dumps(res.to_dict()))
 
 
 # ---------------------------------------------------------------------------

@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import tempfile
 from pathlib import Path
 from types import ModuleType
+
+from costfuse.data.atomic import write_text
 
 CACHE_ENV = "COSTFUSE_CACHE_DIR"
 
@@ -36,11 +37,7 @@ def write_kernel(source: str, directory: str | os.PathLike | None = None) -> Pat
     path = d / f"k_{source_digest(source)[:16]}.py"
     if path.exists() and path.read_text() == source:
         return path
-    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(source)
-    os.replace(tmp, path)
-    return path
+    return write_text(path, source)
 
 
 def load_kernel_module(path: str | os.PathLike) -> ModuleType:

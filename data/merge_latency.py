@@ -35,11 +35,11 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from costfuse.data.atomic import write_json
 from costfuse.data.store import read_shard, shard_version, shards, write_shard
 
 PROVENANCE = "latency_provenance.json"
@@ -124,19 +124,6 @@ def provenance(merged: dict[str, dict], old: list[dict]) -> list[dict]:
     return sorted(runs.values(), key=lambda e: (e["first_created_at"], e["command"]))
 
 
-def _write_json(path: Path, data) -> None:
-    """Atomically (temp file + rename), as the shards are."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=2, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def merge(dataset: str | os.PathLike, latency: str | os.PathLike) -> dict[str, int]:
     """Merge ``latency``'s profile rows into ``dataset``; return counts (merged kernels, rows set, shards rewritten)."""
     dataset = Path(dataset)
@@ -162,7 +149,7 @@ def merge(dataset: str | os.PathLike, latency: str | os.PathLike) -> dict[str, i
     old = json.loads(card.read_text())["runs"] if card.is_file() else []
     runs = provenance(merged, old)
     if runs != old:
-        _write_json(card, {"runs": runs})
+        write_json(card, {"runs": runs})
     return {"kernels": len(merged), "rows": rows_set, "shards": rewritten}
 
 

@@ -110,15 +110,20 @@ def done_kernels(out: str | os.PathLike) -> set[str]:
     return done
 
 
-def write_rows(out: str | os.PathLike, name: str, rows: list[dict]) -> Path:
-    """Atomically write ``rows`` as ``out/name.parquet``."""
+def write_rows(out: str | os.PathLike, name: str, rows: list[dict], schema: pa.Schema = PROFILE_SCHEMA) -> Path:
+    """Atomically write ``rows`` as ``out/name.parquet`` (``gpu_run.py``'s rows too, with its schema).
+
+    ``data/atomic.py``'s rule (temp file beside the target, readable mode,
+    rename), written out here: this file imports nothing of CostFuse.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pylist(rows, schema=PROFILE_SCHEMA)
+    table = pa.Table.from_pylist(rows, schema=schema)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
     os.close(fd)
     try:
         pq.write_table(table, tmp)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, out / f"{name}.parquet")
     finally:
         if os.path.exists(tmp):

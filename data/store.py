@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from costfuse.data.atomic import atomic_path
 
 SCHEMA_VERSION = 1       # v1 rows; :data:`SCHEMAS` has every version
 _META_KEY = b"costfuse.schema_version"
@@ -108,14 +109,8 @@ def write_shard(directory: str | os.PathLike, name: str, rows: list[dict], versi
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     final = directory / f"{name}.parquet"
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-    os.close(fd)
-    try:
+    with atomic_path(final) as tmp:
         pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, final)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return final
 
 

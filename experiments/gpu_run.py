@@ -40,12 +40,10 @@ import json
 import os
 import shlex
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -428,16 +426,7 @@ def warm(root: Path, names: list[str], jobs: int, compile_peer: bool, timeout_s:
 
 def write_rows(out: Path, name: str, rows: list[dict]) -> Path:
     """Atomically write ``rows`` as ``out/name.parquet``."""
-    out.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
-    os.close(fd)
-    try:
-        pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), tmp)
-        os.replace(tmp, out / f"{name}.parquet")
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return out / f"{name}.parquet"
+    return profile.write_rows(out, name, rows, schema=SCHEMA)
 
 
 def interpret_scope():

@@ -86,7 +86,7 @@ STAGES = (
     Stage("kernel", ("costfuse/kernel.py",), GROUP_TESTS),
     Stage("groups", ("costfuse/groups.py",), GROUP_TESTS),
     Stage("unit_reshapes", ("costfuse/unit_reshapes.py",), GROUP_TESTS),
-    Stage("store", ("data/store.py",), ("tests/test_store.py",)),
+    Stage("store", ("data/store.py", "data/atomic.py"), ("tests/test_store.py", "tests/data/test_atomic.py")),
     Stage("featurize", ("featurize/features.py", "featurize/liveness.py"),
           ("tests/test_features.py", "tests/test_liveness.py", "tests/test_mutants_featurize.py")),
     Stage("outline", ("costfuse/outline.py",), GROUP_TESTS),

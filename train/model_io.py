@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import xgboost as xgb
 
+from costfuse.data.atomic import write_json
 from costfuse.cost_models.bundle import (  # noqa: F401  (FORMAT, check_schema: re-exported for callers)
     FORMAT, METADATA_FILE, TRANSFORMS, BundleError, Head, check_schema, load_bundle,
 )
@@ -47,17 +46,8 @@ def save_bundle(directory: str | os.PathLike, boosters: dict[str, xgb.Booster], 
         booster.save_model(str(directory / f"{name}.json"))
         meta["heads"][name]["file"] = f"{name}.json"
     meta["heads"] = {k: v for k, v in meta["heads"].items() if k in boosters}
-    _write_json(directory / METADATA_FILE, meta)
+    write_json(directory / METADATA_FILE, meta)
     return directory
-
-
-def _write_json(path: Path, obj: Any) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f:
-        json.dump(obj, f, indent=2, sort_keys=True, allow_nan=True)
-        f.write("\n")
-    os.chmod(tmp, 0o644)  # mkstemp makes it private; a shipped model file must be readable by all
-    os.replace(tmp, path)
 
 
 def load_model(path: str | os.PathLike) -> tuple[dict[str, xgb.Booster], dict]:
