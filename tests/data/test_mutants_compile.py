@@ -470,16 +470,22 @@ class _Proc:
         return None if self.alive else 0
 
 
-def _worker(monkeypatch, tmp_path, mem, alive=False):
+def _popen_calls(monkeypatch, tmp_path, alive=False) -> list:
+    """Record every worker ``Popen`` (args, kwargs) instead of starting a process."""
     import subprocess
     import tempfile
-
-    from costfuse.data import compile as comp
 
     calls = []
     monkeypatch.setattr(subprocess, "Popen", lambda *a, **kw: calls.append((a, kw)) or _Proc(alive))
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))   # the worker's scratch Triton cache lands here
+    return calls
+
+
+def _worker(monkeypatch, tmp_path, mem, alive=False):
+    from costfuse.data import compile as comp
+
+    calls = _popen_calls(monkeypatch, tmp_path, alive)
     return comp._Worker(mem, "/kernels"), calls
 
 
@@ -536,3 +542,60 @@ def test_a_pool_defaults_to_one_worker_and_the_shared_cache(monkeypatch, tmp_pat
     assert CompilePool(cache=False).cache is None
     with pytest.raises(ValueError, match="^jobs must be >= 1$"):
         CompilePool(jobs=0)
+
+
+# ---------------------------------------------------------------------------
+# A worker's start, a pool's workers and a run served from the cache
+
+
+def test_a_worker_that_never_says_ready_is_killed_after_the_start_timeout(monkeypatch, tmp_path):
+    """The parent waits WORKER_START_TIMEOUT_S for the worker's hello, not forever, then kills it and says why."""
+    from costfuse.data import compile as comp
+
+    w, _ = _worker(monkeypatch, tmp_path, None, alive=True)
+    waited = []
+    w.conn = SimpleNamespace(poll=lambda timeout: waited.append(timeout) or False, close=lambda: None)
+    w.proc.returncode = -9
+    killed = []
+    monkeypatch.setattr(os, "killpg", lambda pid, sig: killed.append(pid))
+    with pytest.raises(RuntimeError) as err:
+        w.wait_ready()
+    assert str(err.value) == ("compile worker failed to start (exit code -9); "
+                              "is the memory cap too small to import triton?")
+    assert err.value.__cause__ is None and err.value.__suppress_context__
+    assert waited == [comp.WORKER_START_TIMEOUT_S] and killed == [w.proc.pid] and not w.ready
+    assert not os.path.exists(w.triton_cache)
+
+
+@pytest.mark.parametrize("mem_limit_gb, argv_mem",
+                         [(None, "0"), (0, "0"), (1.5, str(3 << 29)), ("default", str(8 << 30))])
+def test_a_pools_workers_get_its_memory_cap_and_the_shared_kernel_dir(monkeypatch, tmp_path, mem_limit_gb, argv_mem):
+    """Each worker is told its address-space cap in bytes (0: none, for ``None`` or 0 GiB; 8 GiB by default)
+    and writes kernel files to ``$COSTFUSE_CACHE_DIR/kernels``."""
+    monkeypatch.setenv("COSTFUSE_CACHE_DIR", str(tmp_path / "costfuse"))
+    calls = _popen_calls(monkeypatch, tmp_path)
+    kw = {} if mem_limit_gb == "default" else {"mem_limit_gb": mem_limit_gb}
+    pool = CompilePool(cache=False, **kw)
+    w = pool._new_worker()
+    [(args, _)] = calls
+    assert args[0][4:] == [argv_mem, w.triton_cache, str(tmp_path / "costfuse" / "kernels")]
+    w._cleanup()
+
+
+def test_a_run_served_from_the_cache_starts_no_worker_and_reports_each_result(tmp_path, monkeypatch):
+    """Cached results (a timeout too, when its limit was at least the pool's) come back in task order, each
+    passed to ``on_result(i, result)``; with nothing left to compile no worker process is started."""
+    monkeypatch.setenv("COSTFUSE_CACHE_DIR", str(tmp_path))
+    k = _kernel(SMALL)
+    tasks = [CompileTask(k.source, k.config, 90), CompileTask(k.source, k.config, 80)]
+    cache = ResultCache(tmp_path / "results")
+    cache.put(CompileResult(kernel_id(k.source, k.config, 90), "sm_90", "ok", regs=7))
+    cache.put(CompileResult(kernel_id(k.source, k.config, 80), "sm_80", "timeout", timeout_s=60.0))
+    pool = CompilePool(jobs=2, timeout_s=30, cache=cache)
+    started, reported = [], []
+    monkeypatch.setattr(pool, "_new_worker", lambda: started.append(1) or SimpleNamespace(task=None, stop=lambda: None))
+    with pool:
+        results = pool.run(tasks, on_result=lambda i, r: reported.append((i, r)))
+    assert [(r.arch, r.status, r.regs, r.timeout_s, r.cached) for r in results] == \
+        [("sm_90", "ok", 7, None, True), ("sm_80", "timeout", None, 60.0, True)]
+    assert reported == list(enumerate(results)) and started == []
