@@ -28,6 +28,7 @@ from costfuse.data.launch_config import heuristic_config
 from costfuse.graph import GENERIC, num_inputs
 from costfuse.kernel import KernelShape, NotAKernel, analyze_kernel, defining_op, tensor_bytes
 from costfuse.launch import KernelLaunch
+from costfuse.rowspace import DYNAMIC, static_shapes
 
 
 @dataclass
@@ -58,7 +59,7 @@ def label(members, recomputed=()) -> str:
 class GroupDecision:
     """One candidate merge the pass looked at, for ``--explain``."""
 
-    verdict: str             # merge | keep | skip | recompute | store
+    verdict: str             # merge | keep | skip | recompute | store | stay
     a: str
     b: str
     reason: str
@@ -66,7 +67,8 @@ class GroupDecision:
 
     def line(self) -> str:
         est = f" [{self.estimate.line()}]" if self.estimate is not None else ""
-        return f"{self.verdict:5} {self.a} + {self.b}: {self.reason}{est}"
+        other = f" + {self.b}" if self.b else ""   # a decision on one unit names no second
+        return f"{self.verdict:5} {self.a}{other}: {self.reason}{est}"
 
 
 def lone_estimate(op: ir.Operation) -> GroupEstimate:
@@ -342,7 +344,17 @@ class _Formation:
                                                     "the merged kernel would close a cycle through other ops"))
                 continue
             self._merge(heap, a, b)
-        return [self.kernel(u) for u in sorted(self.members)]
+        return [self.kernel(u) for u in sorted(self.members) if not self._stays(u)]
+
+    def _stays(self, unit: int) -> bool:
+        """A lone generic without static tensor shapes is no kernel at all: it stays in the caller as
+        it is, as in ``--fusion elementwise`` (outlining would need its dynamic sizes as arguments, and
+        no launch config or lowering exists for it)."""
+        (p,) = self.members[unit] if len(self.members[unit]) == 1 else (None,)
+        if p is None or static_shapes(self.ops[p]):
+            return False
+        self.decisions.append(GroupDecision("stay", self.name(unit), "", f"{DYNAMIC}: not outlined"))
+        return True
 
     def _merge(self, heap: list, a: int, b: int) -> None:
         merged, unstored = self.merged(a, b)

@@ -23,6 +23,7 @@ from iree.compiler import ir
 from costfuse.graph import body, indexing_maps, iterator_kinds, num_inputs
 
 FULL, REDUCE, ROWWISE = "full", "reduce", "rowwise"
+DYNAMIC = "dynamic or non-tensor shapes"
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,14 @@ def _outside_read(op: ir.Operation) -> str | None:
     return None
 
 
+def static_shapes(op: ir.Operation) -> bool:
+    """Whether every operand and result of ``op`` is a tensor of static shape.
+
+    A kernel's launch config, its HBM bytes and its Triton lowering all need
+    the extents; an op without them is left where it is (docs/groups.md)."""
+    return all(_static_tensor(v) for v in list(op.operands) + list(op.results))
+
+
 def op_space(op: ir.Operation) -> OpSpace | NotGroupable:
     """The loops of ``op``, or why it cannot join a row group."""
     kinds = iterator_kinds(op)
@@ -104,8 +113,8 @@ def op_space(op: ir.Operation) -> OpSpace | NotGroupable:
         return NotGroupable("zero-dimensional generic")
     if "reduction" in kinds[:-1]:
         return NotGroupable("a reduction loop that is not the innermost one")
-    if not all(_static_tensor(v) for v in list(op.operands) + list(op.results)):
-        return NotGroupable("dynamic or non-tensor shapes")
+    if not static_shapes(op):
+        return NotGroupable(DYNAMIC)
     block = body(op)
     if any(len(o.regions) > 0 for o in block.operations):
         return NotGroupable("a body op with regions")

@@ -303,6 +303,45 @@ func.func @main(%x: {X}) -> {X} {{
     assert _body(module, "main") == ["%0 = tensor.empty()", "%1 = call @main_k0(arg0)", "%2 = func.return(%1)"]
 
 
+def test_a_generic_with_dynamic_shapes_stays_in_the_caller_reading_the_kernels_result():
+    """``a = x²`` and ``s = sum(a)`` form one kernel; ``g = d²`` over ``d = a`` cast to ``?x16`` has no
+    static extents (no launch config, no lowering, and its ``tensor.empty(%n)`` needs a size from the
+    caller), so it is no kernel: it stays in ``@main`` as it was, reading the call's result, and
+    ``--explain`` says so.  Outlining it used to fail verification ('tensor.dim' op using value
+    defined outside the region)."""
+    dyn = "tensor<?x16xf32>"
+    text = MAPS + f"""
+func.func @main(%x: {X}) -> ({R}, {dyn}) {{
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : {X}
+  %e8 = tensor.empty() : {R}
+  %init = linalg.fill ins(%zero : f32) outs(%e8 : {R}) -> {R}
+""" + _square("%a", "%x") + _row_sum("%s", "%a") + f"""\
+  %d = tensor.cast %a : {X} to {dyn}
+  %n = tensor.dim %d, %c0 : {dyn}
+  %ed = tensor.empty(%n) : {dyn}
+""" + _square("%g", "%d", ty=dyn, out="%ed", out_ty=dyn) + f"""\
+  return %s, %g : {R}, {dyn}
+}}
+"""
+    module = parse_module(text)
+    p = GroupFusionPass(Always())
+    records = p.run(module)
+    verify(module)
+    assert [(r.name, r.kernel.label) for r in records] == [("main_k0", "g1+g2")]
+    assert p.decisions[-1].line() == "stay  g3: dynamic or non-tensor shapes: not outlined"
+    assert _signature(module, "main_k0") == ([X], [X, R])
+    assert _body(module, "main")[5:] == [
+        "%5 = call @main_k0(arg0)",
+        "%6 = tensor.cast(%5#0)",
+        "%7 = tensor.dim(%6, %1)",
+        "%8 = tensor.empty(%7)",
+        "%9 = linalg.generic(%6, %8)",
+        "%10 = func.return(%5#1, %9)",
+    ]
+
+
 # -- recomputed producers (docs/groups.md, "Stored or recomputed") ----------------------------------------
 
 
