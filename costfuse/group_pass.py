@@ -91,9 +91,12 @@ class GroupFusionPass:
 
 
 def _erase_dead_generics(block: ir.Block) -> None:
-    """Drop generics whose results nobody reads (exports keep some): they would be kernels with no output."""
+    """Drop generics whose results nobody reads (exports keep some): they would be kernels with no output.
+
+    A generic with no results at all writes buffers (``memref`` operands): that write is its effect,
+    so it stays (and, its shapes not being tensors, stays in the caller: docs/groups.md)."""
     for op in reversed([o.operation for o in block.operations if o.operation.name == "linalg.generic"]):
-        if not any(True for r in op.results for _ in r.uses):
+        if len(op.results) and not any(True for r in op.results for _ in r.uses):
             op.erase()
 
 

@@ -342,6 +342,35 @@ func.func @main(%x: {X}) -> ({R}, {dyn}) {{
     ]
 
 
+def test_a_generic_writing_buffers_is_neither_erased_nor_outlined():
+    """A generic on ``memref`` operands has no results: what it does is write ``%y``.  The pass drops
+    generics whose results nobody reads (exported programs keep some), but this one has no results to
+    read, so it stays in the caller as it is, next to the kernel of the tensor generic before it.
+    It used to be erased, deleting the program's work."""
+    m = "memref<8x16xf32>"
+    text = MAPS + f"""
+func.func @main(%x: {X}, %y: {m}) -> {X} {{
+  %e = tensor.empty() : {X}
+""" + _square("%a", "%x") + f"""\
+  linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}}
+      ins(%y : {m}) outs(%y : {m}) {{
+  ^bb0(%i0: f32, %o: f32):
+    %r = math.exp %i0 : f32
+    linalg.yield %r : f32
+  }}
+  return %a : {X}
+}}
+"""
+    module = parse_module(text)
+    p = GroupFusionPass(Always())
+    records = p.run(module)
+    verify(module)
+    assert [(r.name, r.kernel.label) for r in records] == [("main_k0", "g1")]
+    assert [d.line() for d in p.decisions] == ["stay  g2: dynamic or non-tensor shapes: not outlined"]
+    assert _body(module, "main") == ["%0 = tensor.empty()", "%1 = call @main_k0(arg0)",
+                                     "%2 = linalg.generic(arg1, arg1)", "%3 = func.return(%1)"]
+
+
 # -- recomputed producers (docs/groups.md, "Stored or recomputed") ----------------------------------------
 
 
