@@ -3,16 +3,17 @@
 test_lower_kernel.py checks the kernels' numbers against IREE, which cannot
 see code that computes the same values differently (a persistent kernel
 reducing through a looped accumulator, a per-row value recomputed in every
-row chunk, an init not widened to f32) nor the errors for what the lowering
-refuses.  These tests read the generated source and the :class:`UnsupportedOp`
-raised, without running anything.
+row chunk, an init not widened to f32, x flattened in another order, a per-row
+load repeated or shared against the counted reads, a store masked wider than
+its tile) nor the errors for what the lowering refuses.  These tests read the
+generated source and the :class:`UnsupportedOp` raised, without running anything.
 """
 
 from __future__ import annotations
 
 import kernel_cases as kc
 import pytest
-from test_lower_kernel import KERNELS, kernel_function
+from test_lower_kernel import KERNELS, kernel_function, shape_of
 
 from costfuse.data.lower import UnsupportedOp
 from costfuse.data.lower_kernel import kernel_as_function, lower_kernel
@@ -120,6 +121,30 @@ def test_a_reduction_into_an_empty_tensor_it_reads_is_refused_naming_the_init():
     assert err.reason.startswith("@k member 0 init 0 reads a tensor defined by tensor.empty, neither a function ")
 
 
+# The body of a kernel function computing y = exp(x), without its return.
+EXP_OF_X = kc._empty("%e", (M, N), "f32") + [kc.generic("%y", 2, "pp", [X], [("%e", (M, N), "f32", "d0, d1")],
+                                                        ["%r = math.exp %a0 : f32", "yield %r"])]
+
+
+def test_a_result_that_is_no_members_result_is_refused():
+    xy = [("%y", (M, N), "f32"), ("%x", (M, N), "f32")]
+    err = _refusal(kc.kernel_function([("%x", (M, N), "f32")], xy, EXP_OF_X))
+    assert (err.op, err.reason) == ("func.return", "@k: result 1 is not a member generic's result")
+
+
+def test_a_fill_of_a_vector_constant_is_refused_naming_the_operand():
+    """linalg.fill admits a vector fill value (into a tensor of vectors); the lowering reads only scalars."""
+    v, tv = "vector<2xf32>", f"tensor<{M}x{N}xvector<2xf32>>"
+    body = [f"  %v_c = arith.constant dense<1.0> : {v}\n", f"  %v_e = tensor.empty() : {tv}\n",
+            f"  %v = linalg.fill ins(%v_c : {v}) outs(%v_e : {tv}) -> {tv}\n"] + kc._empty("%e", (M, N), "f32")
+    body.append(kc.generic("%y", 2, "pp", [X, ("%v", (M, N), v, "d0, d1")], [("%e", (M, N), "f32", "d0, d1")],
+                           [f"%s = vector.extract %a1[0] : f32 from {v}", "%r = arith.addf %a0, %s : f32", "yield %r"]))
+    err = _refusal(kc.kernel_function([("%x", (M, N), "f32")], [("%y", (M, N), "f32")], body))
+    assert err.op == "linalg.fill"
+    assert err.reason.startswith("@k member 0 operand 1: fill constant dense<")
+    assert err.reason.endswith(f" : {v} is not a scalar float, integer or bool")
+
+
 # i1 constants: the bindings give ``arith.constant true`` a BoolAttr, which is no IntegerAttr;
 # a fill of one (read as an operand, or as an init the body reads) and a body constant lower
 # and match IREE.
@@ -156,3 +181,108 @@ def test_kernel_as_function_names_the_copy_kernel_by_default():
     text = kernel_as_function(kernel_function(KERNELS["softmax"]))
     assert "func.func @kernel(%arg0: tensor<6x100xf32>) -> tensor<6x100xf32>" in text
     assert "costfuse.kernel" not in text and "private" not in text
+
+
+# ---------------------------------------------------------------------------
+# Stores, the x order and the header
+
+
+def test_each_output_is_stored_through_its_own_map_under_its_tiles_mask():
+    launch = KernelLaunch("persistent", 2, 128, 2)
+    softmax = _kernel_lines(lower_kernel(kernel_function(KERNELS["softmax"]), launch).source)
+    assert softmax[-1] == "    tl.store(out_ptr0 + (100 * xindex + rindex), t4, mask=xmask & rmask)"  # a full row
+    # Result 1 of a two-result member goes through its own map (d0), not an input's (%w's is d1).
+    argmax = _kernel_lines(lower_kernel(kernel_function(ARGMAX_INTO_ARGS), LOOPED).source)
+    assert argmax[-2:] == ["    tl.store(out_ptr0 + (xindex), v0_0, mask=xmask)",
+                           "    tl.store(out_ptr1 + (xindex), v0_1, mask=xmask)"]
+
+
+# y[j, i] = exp(x[i, j]): the output is x transposed.
+TRANSPOSE = kc.kernel_function(
+    [("%x", (M, N), "f32")], [("%y", (N, M), "f32")],
+    kc._empty("%e", (N, M), "f32") + [kc.generic("%y", 2, "pp", [X], [("%e", (N, M), "f32", "d1, d0")],
+                                                 ["%r = math.exp %a0 : f32", "yield %r"])])
+
+
+def test_a_pointwise_tile_runs_over_every_element_in_the_first_outputs_layout():
+    """xindex covers all M * N elements in y's row-major order (d1 slowest, d0 = x0
+    fastest), so the store is contiguous and the load of x does the index arithmetic."""
+    lines = _kernel_lines(lower_kernel(kernel_function(TRANSPOSE), KernelLaunch("pointwise", 64, 1, 1)).source)
+    assert lines[2:] == ["    xmask = xindex < 600", "    x1 = (xindex // 6)", "    x0 = xindex % 6",
+                         "    t1 = tl.load(in_ptr0 + (100 * x0 + x1), mask=xmask)", "    t2 = tl.exp(t1)",
+                         "    tl.store(out_ptr0 + (xindex), t2, mask=xmask)"]
+
+
+def test_a_row_kernels_x_mask_bounds_its_rows_not_their_elements():
+    lines = _kernel_lines(lower_kernel(kernel_function(KERNELS["softmax"]), LOOPED).source)
+    assert lines[:3] == ["    xoffset = tl.program_id(0) * XBLOCK", "    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]",
+                         f"    xmask = xindex < {M}"]
+
+
+def test_a_one_element_output_is_stored_at_a_zero_index_of_the_tiles_shape():
+    text = kc.kernel_function([("%x", (1,), "f32")], [("%y", (1,), "f32")], kc._empty("%e", (1,), "f32") + [
+        kc.generic("%y", 1, "p", [("%x", (1,), "f32", "d0")], [("%e", (1,), "f32", "d0")],
+                   ["%r = math.exp %a0 : f32", "yield %r"])])
+    lines = _kernel_lines(lower_kernel(kernel_function(text), KernelLaunch("pointwise", 64, 1, 1)).source)
+    assert "    xzero = tl.full([XBLOCK], 0, tl.int32)" in lines  # the flat tile of a pointwise kernel
+    assert lines[-1] == "    tl.store(out_ptr0 + (xzero + 0), t2, mask=xmask)"
+
+
+def test_a_kernel_function_without_results_lowers_to_a_kernel_that_stores_nothing():
+    """With no output whose layout x could follow, x runs over the loops in order."""
+    text = (f"func.func private @k(%x: tensor<{M}x{N}xf32>) attributes {{costfuse.kernel}} {{\n"
+            + "".join(EXP_OF_X) + "  return\n}\n")
+    kernel = lower_kernel(kernel_function(text), KernelLaunch("pointwise", 64, 1, 1))
+    assert kernel.outputs == () and "tl.store" not in kernel.source
+    assert kernel.hbm_bytes == shape_of(text).hbm_bytes("pointwise") == M * N * 4
+
+
+# y = x + h, h a fill of 0.5 the kernel function holds (not an argument).
+FILL_OPERAND = kc.kernel_function(
+    [("%x", (M, N), "f32")], [("%y", (M, N), "f32")],
+    kc._fill("%h", (M, N), "f32", "0.5") + kc._empty("%e", (M, N), "f32")
+    + [kc.generic("%y", 2, "pp", [X, ("%h", (M, N), "f32", "d0, d1")], [("%e", (M, N), "f32", "d0, d1")],
+                  ["%r = arith.addf %a0, %a1 : f32", "yield %r"])])
+
+
+@pytest.mark.parametrize("mode, unit", [("persistent", "[1, 1]"), ("pointwise", "[1]")])
+def test_a_fill_read_as_an_operand_is_a_one_element_constant_of_its_type(mode, unit):
+    launch = KernelLaunch(mode, 2, 128 if mode == "persistent" else 1, 2)
+    lines = _kernel_lines(lower_kernel(kernel_function(FILL_OPERAND), launch).source)
+    assert lines[-3:-1] == [f"    t2 = tl.full({unit}, 0.5, tl.float32)", "    t3 = t1 + t2"]
+
+
+# ---------------------------------------------------------------------------
+# Per-row loads of a looped kernel (docs/groups.md counts each pass's reads)
+
+B = ("%b", (M,), "f32", "d0")
+SUM_XB = ["%p = arith.mulf %a0, %a1 : f32", "%r = arith.addf %p, %o0 : f32", "yield %r"]
+
+
+def test_a_rowwise_member_reuses_a_passs_per_row_load():
+    """s = sum(x * b) per row, then c = s - b: b is loaded once, before pass 0's loop."""
+    text = kc.kernel_function(
+        [("%x", (M, N), "f32"), ("%b", (M,), "f32")], [("%c", (M,), "f32")],
+        kc._fill("%s0", (M,), "f32", "0.0") + kc._empty("%e", (M,), "f32")
+        + [kc.generic("%s", 2, "pr", [X, B], [("%s0", (M,), "f32", "d0")], SUM_XB),
+           kc.generic("%c", 1, "p", [("%s", (M,), "f32", "d0"), B], [("%e", (M,), "f32", "d0")],
+                      ["%r = arith.subf %a0, %a1 : f32", "yield %r"])])
+    kernel = lower_kernel(kernel_function(text), LOOPED)
+    assert kernel.source.count("tl.load(in_ptr1") == 1
+    assert kernel.hbm_bytes == shape_of(text).hbm_bytes("looped") == (M * N + M + M) * 4
+
+
+def test_only_the_first_pass_reading_an_argument_takes_the_rowwise_members_load():
+    """c = b + b runs before pass 0, which reads b again (s = sum(x * b)) and takes c's
+    load as its own; pass 1 (t = sum(x * b - s)) loads b again, as it is counted."""
+    text = kc.kernel_function(
+        [("%x", (M, N), "f32"), ("%b", (M,), "f32")], [("%c", (M,), "f32"), ("%t", (M,), "f32")],
+        kc._fill("%s0", (M,), "f32", "0.0") + kc._fill("%t0", (M,), "f32", "0.0") + kc._empty("%e", (M,), "f32")
+        + [kc.generic("%c", 1, "p", [B], [("%e", (M,), "f32", "d0")], ["%r = arith.addf %a0, %a0 : f32", "yield %r"]),
+           kc.generic("%s", 2, "pr", [X, B], [("%s0", (M,), "f32", "d0")], SUM_XB),
+           kc.generic("%t", 2, "pr", [X, B, ("%s", (M,), "f32", "d0")], [("%t0", (M,), "f32", "d0")],
+                      ["%p = arith.mulf %a0, %a1 : f32", "%q = arith.subf %p, %a2 : f32",
+                       "%r = arith.addf %q, %o0 : f32", "yield %r"])])
+    kernel = lower_kernel(kernel_function(text), LOOPED)
+    assert kernel.source.count("tl.load(in_ptr1") == 2
+    assert kernel.hbm_bytes == shape_of(text).hbm_bytes("looped") == (2 * M * N + 2 * M + 2 * M) * 4
