@@ -76,7 +76,11 @@ def load_kernels(dataset: str | os.PathLike, programs: int | None = None,
     rows: dict[str, dict] = {}
     where: dict[str, tuple[Path, int]] = {}
     known: set[str] = set()
-    for path in sorted(Path(dataset).glob("*.parquet")):
+    shards = sorted(Path(dataset).glob("*.parquet"))
+    if not shards:   # a mistyped path must not spend a GPU session timing nothing
+        raise ValueError(f"{dataset}: no dataset shards (*.parquet)"
+                         + ("" if Path(dataset).is_dir() else ": no such folder"))
+    for path in shards:
         names = set(pq.read_schema(path).names)
         for i, r in enumerate(pq.read_table(path, columns=[c for c in _META if c in names]).to_pylist()):
             known.add(r["family"])

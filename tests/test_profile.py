@@ -86,6 +86,14 @@ def test_kinds_select_and_an_unknown_kind_is_refused():
         profile.load_kernels(V2, kinds=["softmax", "nope"])
 
 
+def test_a_path_with_no_dataset_is_refused_before_any_timing(tmp_path):
+    """A mistyped dataset path used to time nothing and report success, spending a GPU session."""
+    with pytest.raises(ValueError, match=r"/missing: no dataset shards \(\*\.parquet\): no such folder"):
+        profile.load_kernels(tmp_path / "missing")
+    with pytest.raises(ValueError, match=r"/empty: no dataset shards \(\*\.parquet\)$"):
+        profile.load_kernels((tmp_path / "empty").mkdir() or tmp_path / "empty")
+
+
 def test_budget_stops_before_a_batch_and_a_rerun_resumes(tmp_path, capsys):
     assert profile.run(V2, tmp_path / "lat", programs=1, dry_run=True, budget_s=0) == 0
     assert "budget of 0 s: stopping before kernel 1 of" in capsys.readouterr().out
