@@ -9,6 +9,10 @@ environment and Triton knobs it sets are restored afterwards.
 
 The cubin reader is checked on small hand-built ELF files: the fields whose
 signedness, skipping and messages real cubins never exercise.
+
+``CompilePool.run``'s rare paths (a worker that dies, a compile that reaches its
+deadline) run against stub workers on pipes, with a fake clock where the
+deadline matters; kernel ids are checked against the shipped dataset's own.
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ import threading
 import time
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection
+from pathlib import Path
 from types import SimpleNamespace
 
+import pyarrow.parquet as pq
 import pytest
 import triton
 from test_compile import LOG_SM90, LOG_SM100, SMALL, _kernel
@@ -31,7 +37,8 @@ from triton.backends.compiler import GPUTarget
 
 from costfuse.data.compile import (EIATTR_FRAME_SIZE, EIATTR_REGCOUNT, CompilePool, CompileResult, CompileTask,
                                    CubinUsage, PtxasStats, ResultCache, _worker_entry, _worker_main, compile_kernel,
-                                   cubin_resource_usage, kernel_id, parse_ptxas_log)
+                                   cubin_resource_usage, kernel_id, parse_ptxas_log, ptxas_version)
+from costfuse.data.launch_config import LaunchConfig
 
 MEM = 3 << 30
 
@@ -599,3 +606,150 @@ def test_a_run_served_from_the_cache_starts_no_worker_and_reports_each_result(tm
     assert [(r.arch, r.status, r.regs, r.timeout_s, r.cached) for r in results] == \
         [("sm_90", "ok", 7, None, True), ("sm_80", "timeout", None, 60.0, True)]
     assert reported == list(enumerate(results)) and started == []
+
+
+# ---------------------------------------------------------------------------
+# Kernel ids: the shipped dataset's own ids come out again
+
+
+SHIPPED = Path(__file__).resolve().parents[2] / "data" / "sm90_v1"
+
+
+def test_kernel_id_reproduces_the_shipped_datasets_ids(monkeypatch):
+    """A row's ``kernel_id`` is the id of its own source, launch config, arch and versions: 24 hex digits
+    of the SHA-256 of the key, the config's keys sorted, so the cache and the dataset name a kernel alike
+    whatever order ``LaunchConfig.to_dict`` lists its fields in."""
+    from costfuse.data import compile as comp
+
+    shard = sorted(SHIPPED.glob("*.parquet"))[0]
+    rows = pq.read_table(shard, columns=["kernel_id", "triton_src", "xblock", "rblock", "num_warps", "arch",
+                                         "triton_version", "ptxas_version"]).to_pylist()
+    assert any(r["rblock"] > 1 for r in rows) and any(r["rblock"] == 1 for r in rows)  # both kinds of config
+    for r in rows:
+        monkeypatch.setattr(comp, "triton_version", lambda r=r: r["triton_version"])
+        monkeypatch.setattr(comp, "ptxas_version", lambda arch, r=r: r["ptxas_version"])
+        kid = kernel_id(r["triton_src"], LaunchConfig(r["xblock"], r["rblock"], r["num_warps"]), r["arch"])
+        assert kid == r["kernel_id"] and len(kid) == 24
+
+
+# ---------------------------------------------------------------------------
+# CompilePool.run against stub workers: a worker that dies, one that hangs past its deadline
+
+
+DIE, HANG = "die", "hang"
+OK_REPLY = {"status": "ok", "shared": 0, "compile_s": 0.25, "log": LOG_SM90}
+
+
+class _StubConn:
+    """The parent's end of a stub worker's pipe.  Sending a task makes the worker answer at once, as
+    ``answers[source]`` says: a reply dict, :data:`DIE` (its end closes: the parent reads EOF) or
+    :data:`HANG` (nothing comes)."""
+
+    def __init__(self, answers: dict, events: list):
+        self._near, self._far = Pipe()
+        self.answers, self.events = answers, events
+
+    def fileno(self):
+        return self._near.fileno()
+
+    def recv(self):
+        return self._near.recv()
+
+    def send(self, msg):
+        source = msg[0]
+        self.events.append(("sent", source))
+        answer = self.answers[source]
+        if answer == DIE:
+            self._far.close()
+        elif answer != HANG:
+            self._far.send(answer)
+
+
+class _StubWorker:
+    """A ``_Worker`` without a process: ready at once, its exit code -9 (killed, as by the OOM killer)."""
+
+    def __init__(self, answers: dict, events: list):
+        self.conn, self.task, self.events = _StubConn(answers, events), None, events
+        self.proc = SimpleNamespace(poll=lambda: -9)
+
+    def wait_ready(self):
+        pass
+
+    def kill(self):
+        self.events.append(("killed", self))
+
+    def stop(self):
+        pass
+
+
+def _stub_pool(monkeypatch, answers: dict, **kw):
+    """A pool whose workers are :class:`_StubWorker`; returns it, the events list and the workers started."""
+    events, started = [], []
+    pool = CompilePool(**kw)
+    monkeypatch.setattr(pool, "_new_worker", lambda: started.append(_StubWorker(answers, events)) or started[-1])
+    return pool, events, started
+
+
+def _provenance(timeout_s: float) -> dict:
+    """The toolchain and limit every result of a pool records, for sm_90."""
+    return {"arch": "sm_90", "triton_version": triton.__version__, "ptxas_version": ptxas_version(90),
+            "timeout_s": timeout_s}
+
+
+@pytest.mark.parametrize("mem_limit_gb, error", [
+    (1.5, "memory cap of 1.5 GiB likely exceeded: compile worker died (exit code -9)"),
+    (None, "compile worker died (exit code -9)"),
+], ids=["capped", "uncapped"])
+def test_a_worker_that_dies_gives_an_error_result_and_is_replaced(monkeypatch, mem_limit_gb, error):
+    """A worker that dies mid-compile yields ``status="error"`` naming its exit code (and, under a memory cap,
+    the cap in GiB first: the likely cause); it is killed and a fresh worker compiles the next task."""
+    pool, events, started = _stub_pool(monkeypatch, {"dies": DIE, "fine": OK_REPLY},
+                                       jobs=1, timeout_s=30, mem_limit_gb=mem_limit_gb, cache=False)
+    tasks = [CompileTask("dies", LaunchConfig(64), 90), CompileTask("fine", LaunchConfig(64), 90)]
+    reported = []
+    died, fine = pool.run(tasks, on_result=lambda i, r: reported.append((i, r)))
+    assert died == CompileResult(kernel_id("dies", LaunchConfig(64), 90), status="error", error=error,
+                                 **_provenance(30.0))
+    assert (fine.kernel_id, fine.status, fine.regs) == (kernel_id("fine", LaunchConfig(64), 90), "ok", 255)
+    assert reported == [(0, died), (1, fine)]
+    assert len(started) == 2 and events == [("sent", "dies"), ("killed", started[0]), ("sent", "fine")]
+
+
+def test_a_dead_worker_does_not_hold_back_the_replies_already_in(monkeypatch):
+    """Every reply that has arrived is reported in the same sweep as a worker's death, before more work is
+    handed out: progress (``on_result``) never lags behind finished compiles."""
+    answers = {"dies": DIE, "first": OK_REPLY, "next": OK_REPLY}
+    pool, events, started = _stub_pool(monkeypatch, answers, jobs=2, timeout_s=30, cache=False)
+    tasks = [CompileTask(src, LaunchConfig(64), 90) for src in answers]
+    results = pool.run(tasks, on_result=lambda i, r: events.append(("result", i)))
+    assert [r.status for r in results] == ["error", "ok", "ok"]
+    assert events == [("sent", "dies"), ("sent", "first"), ("killed", started[0]), ("result", 0), ("result", 1),
+                      ("sent", "next"), ("result", 2)]
+
+
+def test_a_compile_at_its_deadline_times_out_without_waiting_longer(monkeypatch, tmp_path):
+    """The pool waits for replies only until the nearest deadline, and a compile still running when its
+    deadline comes is a timeout: the worker is killed, and the result (limit and id recorded) is cached
+    so that a pool with the same limit does not retry it but one with a longer limit does."""
+    import multiprocessing.connection
+
+    from costfuse.data import compile as comp
+
+    ticks = iter([0.0, 4.5, 5.0])   # task sent (deadline 5 s later), the wait's timeout, the deadline check
+
+    def clock():
+        t = next(ticks, None)
+        assert t is not None, "the pool kept waiting after the deadline"
+        return t
+
+    waits, real_wait = [], multiprocessing.connection.wait
+    monkeypatch.setattr(comp, "time", SimpleNamespace(monotonic=clock))
+    monkeypatch.setattr(multiprocessing.connection, "wait",
+                        lambda conns, timeout: waits.append(timeout) or real_wait(conns, 0))
+    cache = ResultCache(tmp_path)
+    pool, events, started = _stub_pool(monkeypatch, {"slow": HANG}, jobs=1, timeout_s=5, cache=cache)
+    kid = kernel_id("slow", LaunchConfig(64), 90)
+    [r] = pool.run([CompileTask("slow", LaunchConfig(64), 90)])
+    assert r == CompileResult(kid, status="timeout", compile_s=5.0, error="compile exceeded 5 s", **_provenance(5.0))
+    assert waits == [0.5] and events == [("sent", "slow"), ("killed", started[0])] and len(started) == 2
+    assert cache.get(kid, timeout_s=5.0).status == "timeout" and cache.get(kid, timeout_s=5.5) is None
