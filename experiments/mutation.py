@@ -309,11 +309,28 @@ def mark_equivalent(name: str, reason: str, path: Path = EQUIVALENT) -> None:
         f.write(f"\n[{_toml_str(name)}]\nline = {_toml_str(found[0].line[name])}\nreason = {_toml_str(reason)}\n")
 
 
+def _function_of(name: str) -> str:
+    """``pkg.mod.x_f__mutmut_12`` -> ``pkg.mod.x_f``: the mutated function."""
+    return name.rsplit("__mutmut_", 1)[0]
+
+
+def equivalence(name: str, res: FileResult, equivalent: dict[str, dict]) -> dict | None:
+    """The list's entry for mutant ``name``, if any.
+
+    mutmut numbers a function's mutants afresh when the file changes, so a listed mutant is also found
+    under a new number: the same function, the same mutated line (the line says what the mutant is)."""
+    if name in equivalent:
+        return equivalent[name]
+    line = res.line.get(name)
+    return next((e for n, e in equivalent.items() if e["line"] == line and _function_of(n) == _function_of(name)),
+                None)
+
+
 def classify(res: FileResult, equivalent: dict[str, dict]) -> dict[str, str]:
     """mutmut's status per mutant, with listed survivors whose line still matches turned into 'equivalent'."""
     out = {}
     for name, status in res.status.items():
-        entry = equivalent.get(name)
+        entry = equivalence(name, res, equivalent) if status == "survived" else None
         if status == "survived" and entry is not None:
             status = "equivalent" if entry["line"] == res.line.get(name) else "stale equivalence"
         out[name] = status
@@ -382,7 +399,7 @@ def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], 
                 details += ["", f"### `{f}`"]
             if eq:
                 details += ["", "Equivalent (mutated line: why no test can tell):", ""]
-                details += [f"- `{n.rpartition('.')[2]}` `{res.line[n]}`: {equivalent[n]['reason']}" for n in eq]
+                details += [f"- `{n.rpartition('.')[2]}` `{res.line[n]}`: {equivalence(n, res, equivalent)['reason']}" for n in eq]
             if left:
                 details += ["", "Not killed yet (status, mutated line):", ""]
                 details += [f"- `{n.rpartition('.')[2]}` {status[n]}: `{res.line[n]}`" for n in left]

@@ -89,6 +89,17 @@ def test_equivalence_needs_the_same_line_else_it_is_stale():
     assert mut.classify(res, eq) == {"a": "equivalent", "b": "stale equivalence", "c": "killed"}
 
 
+def test_a_listed_equivalent_is_found_under_its_new_number_by_function_and_line():
+    """mutmut renumbers a function's mutants when its file changes: ``f__mutmut_24`` became
+    ``f__mutmut_31``, the same mutation.  Another function's mutant with that line is not it."""
+    res = mut.FileResult("costfuse/data/store.py",
+                         {"m.x_f__mutmut_31": "survived", "m.x_g__mutmut_2": "survived", "m.x_f__mutmut_32": "survived"},
+                         {"m.x_f__mutmut_31": "x = None", "m.x_g__mutmut_2": "x = None", "m.x_f__mutmut_32": "y = 0"})
+    eq = {"m.x_f__mutmut_24": {"line": "x = None", "reason": "r"}}
+    assert mut.classify(res, eq) == {"m.x_f__mutmut_31": "equivalent", "m.x_g__mutmut_2": "survived",
+                                     "m.x_f__mutmut_32": "survived"}
+
+
 def test_score_excludes_equivalent_and_counts_stale_as_survived():
     counts = mut.tally({"a": "killed", "b": "timeout", "c": "equivalent", "d": "stale equivalence",
                         "e": "suspicious", "f": "segfault"})
