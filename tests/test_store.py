@@ -148,3 +148,38 @@ def test_the_temporary_shard_is_hidden_beside_the_final_one_and_removed_on_failu
     with pytest.raises(OSError, match="disk full"):
         write_shard(tmp_path, "t", [row()])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.parquet"]
+
+
+def test_an_unknown_schema_version_is_refused_naming_the_known_ones(tmp_path):
+    with pytest.raises(SchemaError, match=r"^schema version 9 unknown; known: \[1, 2\]$"):
+        write_shard(tmp_path, "s", [row()], version=9)
+
+
+def test_a_v1_row_may_not_leave_a_column_empty_that_only_v2_may(tmp_path):
+    """``root`` (the member a v1 group fuses into) is required in v1; v2 rows may leave it null."""
+    with pytest.raises(SchemaError, match=r"^row 0 \(k1\): column root may not be null$"):
+        write_shard(tmp_path, "s", [row(root=None)])
+
+
+def test_a_shard_whose_columns_differ_from_its_version_is_refused_by_path(tmp_path):
+    path = write_shard(tmp_path, "a", [row()])
+    table = pq.read_table(path)
+    pq.write_table(table.drop_columns(["error"]), path)   # keeps the version metadata
+    with pytest.raises(SchemaError, match=rf"^{path}: columns do not match schema v1$"):
+        read_shard(path)
+
+
+def test_reading_as_any_version_takes_the_shards_own_and_an_empty_folder_is_v1(tmp_path):
+    from costfuse.data.store import SCHEMA_V2
+
+    v2 = {**row(kernel_id="k2"), "root": None, "group_id": "g", "mode": "looped", "hbm_bytes": 10, "n_ops": 3}
+    write_shard(tmp_path / "v2", "b", [v2], version=2)
+    assert list(read_dataset(tmp_path / "v2", None).columns) == SCHEMA_V2.names
+    empty = read_dataset(tmp_path / "none", None)
+    assert empty.empty and list(empty.columns) == SCHEMA.names
+
+
+def test_a_dataset_read_at_another_version_is_refused(tmp_path):
+    write_shard(tmp_path, "a", [row()])
+    with pytest.raises(SchemaError, match="schema version 1, expected 2"):
+        read_dataset(tmp_path, 2)
