@@ -350,8 +350,8 @@ class _Formation:
         """A lone generic without static tensor shapes is no kernel at all: it stays in the caller as
         it is, as in ``--fusion elementwise`` (outlining would need its dynamic sizes as arguments, and
         no launch config or lowering exists for it)."""
-        (p,) = self.members[unit] if len(self.members[unit]) == 1 else (None,)
-        if p is None or static_shapes(self.ops[p]):
+        members = self.members[unit]
+        if len(members) != 1 or static_shapes(self.ops[members[0]]):
             return False
         self.decisions.append(GroupDecision("stay", self.name(unit), "", f"{DYNAMIC}: not outlined"))
         return True
