@@ -22,6 +22,16 @@ to mutate and only their fast test files (``-m "not slow and not gpu"``).
 mutmut's own forced-fail check (every mutated function raises; some test must
 fail) then proves that the tests import the mutated copy.
 
+Verdicts outlive the machine: ``build/`` is not committed, so after every stage
+the driver copies each file's verdicts (mutmut's exit codes, its function
+hashes, and the mutated lines of what was not killed) into the committed
+``experiments/results/mutation_verdicts.json``.  A new checkout seeds mutmut's
+``.meta`` files from it before a stage runs; mutmut then keeps the verdict of
+every mutant whose function is unchanged and retests only the rest, and the
+report reads it for stages not run on this machine.  A report row with neither
+(written before the verdicts were kept) is carried over from the previous
+report, and the report says which rows were.
+
 Survivors judged equivalent live in ``experiments/mutation_equivalent.toml``,
 each with the mutated line and a reason; an entry whose line no longer matches
 its mutant (the function changed) is reported stale and counts as a survivor.
@@ -33,6 +43,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -40,11 +51,15 @@ import sys
 import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
+
+from costfuse.data.atomic import write_json, write_text
 
 REPO = Path(__file__).resolve().parents[1]
 WORK = REPO / "build" / "mutation"
 REPORT = REPO / "experiments" / "results" / "mutation.md"
+VERDICTS = REPO / "experiments" / "results" / "mutation_verdicts.json"
 EQUIVALENT = REPO / "experiments" / "mutation_equivalent.toml"
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-m", "not slow and not gpu"]
 # Installed layout: the repo folder on the left is the package folder on the right.
@@ -192,6 +207,11 @@ def stage_pyproject(stage: Stage, repo_pyproject: str) -> str:
     ]) + "\n"
 
 
+def _selection(pyproject: str) -> list[str]:
+    """The test files a stage's pyproject selects (empty for one written before the selection existed)."""
+    return tomllib.loads(pyproject).get("tool", {}).get("mutmut", {}).get("pytest_add_cli_args_test_selection", [])
+
+
 def mutmut_exe() -> str:
     exe = Path(sys.executable).parent / "mutmut"
     if not exe.exists():
@@ -258,24 +278,102 @@ def _mutated_line(root: Path, installed: str, name: str) -> str:
     return " / ".join(plus) or "(line removed)"
 
 
-def collect(stage: Stage, work: Path = WORK, lines: bool = True) -> list[FileResult]:
-    """Read mutmut's per-file ``.meta`` verdicts of a stage; absent files (not run yet) give no result.
-    With ``lines``, also each mutant's mutated line, for those not killed."""
+def _meta_path(stage: Stage, f: str, work: Path) -> Path:
+    return work / stage.name / "mutants" / (installed_path(f) + ".meta")
+
+
+def _module(f: str) -> str:
+    """``data/lower.py`` -> ``costfuse.data.lower``: the prefix of its mutants' names."""
+    return installed_path(f)[:-3].replace("/", ".")
+
+
+def collect(stage: Stage, work: Path = WORK, lines: bool = True, kept: dict | None = None) -> list[FileResult]:
+    """Read mutmut's per-file ``.meta`` verdicts of a stage; a file with none on disk takes its entry in
+    ``kept`` (see :func:`load_verdicts`), else gives no result (not run yet).
+    With ``lines``, also the mutated line of each judged mutant not killed."""
     root = work / stage.name
+    statuses = _status_names()
     results = []
     for f in stage.files:
-        installed = installed_path(f)
-        meta = root / "mutants" / (installed + ".meta")
-        if not meta.exists():
+        meta = _meta_path(stage, f, work)
+        if meta.exists():
+            codes = json.loads(meta.read_text())["exit_code_by_key"]
+            res = FileResult(f, {k: statuses[v] for k, v in codes.items()})
+            for name, status in res.status.items():
+                if lines and status not in ("killed", "timeout", "not checked"):
+                    res.line[name] = _mutated_line(root, installed_path(f), name)
+        elif kept and f in kept:
+            prefix = _module(f) + "."
+            codes = _exit_codes(kept[f], prefix)
+            res = FileResult(f, {k: statuses[v] for k, v in codes.items()},
+                             {prefix + n: line for n, line in kept[f]["lines"].items()} if lines else {})
+        else:
             continue
-        codes = json.loads(meta.read_text())["exit_code_by_key"]
-        statuses = _status_names()
-        res = FileResult(f, {k: statuses[v] for k, v in codes.items()})
-        for name, status in res.status.items():
-            if lines and status not in ("killed", "timeout"):
-                res.line[name] = _mutated_line(root, installed, name)
         results.append(res)
     return results
+
+
+def load_verdicts(path: Path = VERDICTS) -> dict[str, dict]:
+    """The committed verdicts: ``{repo file: {"hash_by_function_name", "exit_codes", "lines"}}``, where
+    ``exit_codes`` maps a function to its mutants' exit codes in mutant-number order (1, 2, ...) and
+    ``lines`` holds the mutated line of each mutant not killed (empty when there is no file)."""
+    if not path.exists():
+        return {}
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"{path}: not valid JSON: {e}") from None
+
+
+def _exit_codes(entry: dict, prefix: str) -> dict[str, int | None]:
+    """An entry's exit codes under mutmut's mutant names (``prefix`` + ``x_f__mutmut_N``)."""
+    return {f"{prefix}{func}__mutmut_{n}": code
+            for func, codes in entry["exit_codes"].items() for n, code in enumerate(codes, 1)}
+
+
+def keep_verdicts(stage: Stage, work: Path = WORK, path: Path = VERDICTS) -> int:
+    """Copy the verdicts on disk of ``stage``'s files into the committed file (other files' entries stay).
+
+    Written atomically, one line per file so a diff shows which files changed.  Returns the files kept."""
+    table = load_verdicts(path)
+    results = collect(stage, work)
+    for res in results:
+        meta = json.loads(_meta_path(stage, res.path, work).read_text())
+        prefix = _module(res.path) + "."
+        by_func: dict[str, dict[int, int | None]] = {}
+        for name, code in meta["exit_code_by_key"].items():
+            func, _, n = name.removeprefix(prefix).rpartition("__mutmut_")
+            by_func.setdefault(func, {})[int(n)] = code
+        for func, codes in by_func.items():
+            if sorted(codes) != list(range(1, len(codes) + 1)):
+                raise SystemExit(f"{_meta_path(stage, res.path, work)}: {func}'s mutants are not numbered 1..{len(codes)}")
+        table[res.path] = {
+            "hash_by_function_name": meta["hash_by_function_name"],
+            "exit_codes": {func: [codes[n] for n in range(1, len(codes) + 1)] for func, codes in sorted(by_func.items())},
+            "lines": {name.removeprefix(prefix): line for name, line in sorted(res.line.items())},
+        }
+    body = ",\n".join(f"{json.dumps(f)}: {json.dumps(e, sort_keys=True)}" for f, e in sorted(table.items()))
+    write_text(path, "{\n" + body + "\n}\n")
+    return len(results)
+
+
+def seed_verdicts(stage: Stage, work: Path = WORK, path: Path = VERDICTS) -> list[str]:
+    """Write mutmut's ``.meta`` for each of ``stage``'s files that has none but a kept entry.
+
+    mutmut, generating that file's mutants, keeps the verdict of every function whose hash is unchanged
+    and clears the rest, so a new checkout retests only what changed.  Returns the files seeded."""
+    kept = load_verdicts(path)
+    seeded = []
+    for f in stage.files:
+        meta = _meta_path(stage, f, work)
+        if meta.exists() or f not in kept:
+            continue
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        write_json(meta, {"exit_code_by_key": _exit_codes(kept[f], _module(f) + "."),
+                          "hash_by_function_name": kept[f]["hash_by_function_name"],
+                          "type_check_error_by_key": {}, "durations_by_key": {}, "estimated_durations_by_key": {}})
+        seeded.append(f)
+    return seeded
 
 
 def load_equivalent(path: Path = EQUIVALENT) -> dict[str, dict]:
@@ -359,9 +457,33 @@ def score_text(counts: Counter) -> str:
     return text + " so far" if counts["not checked"] else text
 
 
-def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], command: str) -> str:
-    """The Markdown report: one row per file, then every equivalent and every remaining survivor."""
-    from importlib.metadata import version
+CARRIED = "Carried over from the report written "
+
+
+def previous_rows(report: str) -> dict[str, tuple[str, list[str], str]]:
+    """``{file: (table row, survivor section lines, date)}`` from a report this script wrote; the date is
+    when those verdicts were reported (a carried row keeps its first date)."""
+    written = re.search(r"^Written (\d{4}-\d{2}-\d{2})", report, re.M)
+    carried = {f: date for date, files in re.findall(rf"^{CARRIED}(\S+) .*?: (.*)\.$", report, re.M)
+               for f in re.findall(r"`([^`]+)`", files)}
+    rows = {}
+    for line in report.splitlines():
+        m = re.match(r"\| `([^`]+)` \|", line)
+        if m:
+            rows[m[1]] = line
+    sections = dict(re.findall(r"^### `([^`]+)`\n(.*?)(?=^### |\Z)", report, re.M | re.S))
+    return {f: (row, sections.get(f, "").rstrip("\n").split("\n") if f in sections else [],
+                carried.get(f, written[1] if written else "unknown"))
+            for f, row in rows.items()}
+
+
+def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], command: str,
+           previous: str = "") -> str:
+    """The Markdown report: one row per file, then every equivalent and every remaining survivor.
+
+    A file with no verdicts (or none judged yet) keeps its row and section of the ``previous`` report,
+    if it had one."""
+    old = previous_rows(previous)
 
     lines = [
         "# Mutation testing (issue #15)", "",
@@ -380,10 +502,17 @@ def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], 
     ]
     details = []
     pending = []
+    carried: dict[str, list[str]] = {}
     for stage in STAGES:
         by_file = {r.path: r for r in results.get(stage, [])}
         for f in stage.files:
             res = by_file.get(f)
+            if f in old and (res is None or set(res.status.values()) <= {"not checked"}):  # nothing judged here
+                row, section, date = old[f]
+                lines.append(row)
+                details += ["", f"### `{f}`", *section] if section else []
+                carried.setdefault(date, []).append(f)
+                continue
             if res is None:
                 pending.append(f)
                 continue
@@ -403,14 +532,24 @@ def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], 
             if left:
                 details += ["", "Not killed yet (status, mutated line):", ""]
                 details += [f"- `{n.rpartition('.')[2]}` {status[n]}: `{res.line[n]}`" for n in left]
+    for date, files in sorted(carried.items()):
+        lines += ["", f"{CARRIED}{date} (their verdicts predate experiments/results/mutation_verdicts.json; "
+                  "rerunning their stages refreshes them): " + ", ".join(f"`{f}`" for f in files) + "."]
     if pending:
         lines += ["", "Not run yet: " + ", ".join(f"`{f}`" for f in pending) + "."]
     return "\n".join(lines + ["", "## Survivors per module"] + details) + "\n"
 
 
-def write_report(command: str, work: Path = WORK, out: Path = REPORT) -> None:
-    results = {stage: collect(stage, work) for stage in STAGES}
-    out.write_text(render(results, load_equivalent(), command))
+def write_report(command: str, work: Path = WORK, out: Path = REPORT, kept_path: Path = VERDICTS) -> None:
+    """Keep the verdicts on disk, then rewrite the report from them and the kept ones (rows of files with
+    neither come from the previous report)."""
+    for stage in STAGES:
+        if any(_meta_path(stage, f, work).exists() for f in stage.files):
+            keep_verdicts(stage, work, kept_path)
+    kept = load_verdicts(kept_path)
+    results = {stage: collect(stage, work, kept=kept) for stage in STAGES}
+    previous = out.read_text() if out.exists() else ""
+    write_text(out, render(results, load_equivalent(), command, previous))
     print(f"[report] wrote {out}", file=sys.stderr)
 
 
@@ -443,7 +582,17 @@ def main(argv: list[str] | None = None) -> int:
                 # or new code stays "no tests" and a new test is never run against the functions it reaches
                 (WORK / stage.name / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
             root = build_stage(stage)
-            changed = changed or old_config != (root / "pyproject.toml").read_text()  # e.g. its tests changed
+            seeded = seed_verdicts(stage)
+            if seeded:
+                print(f"[mutation] {stage.name}: verdicts of {', '.join(seeded)} seeded from {VERDICTS.name}",
+                      file=sys.stderr)
+            new_config = (root / "pyproject.toml").read_text()
+            changed = changed or bool(seeded) or old_config != new_config  # e.g. its tests changed
+            before, after = set(_selection(old_config or "")), set(_selection(new_config))
+            if old_config and before != after and before <= after:
+                # Tests were only added: a killed mutant stays killed, so keep the verdicts (mutmut resets
+                # them all when it sees a new test selection in its stats) and remap the tests instead.
+                (root / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
             if args.rerun_survivors:
                 forget_verdicts(root, stage, ("survived", "no tests"))
             if not changed and all_judged(stage):

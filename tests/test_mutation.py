@@ -4,6 +4,7 @@ report's arithmetic (equivalent mutants excluded, stale equivalences counted as 
 No mutmut run here: that is the periodic check itself (README, Development).
 """
 
+import json
 import subprocess
 import sys
 import tomllib
@@ -114,3 +115,72 @@ def test_equivalence_list_entries_need_line_and_reason(tmp_path):
     with pytest.raises(SystemExit, match="eq.toml: entry 'costfuse.graph.x_f__mutmut_1' needs both"):
         mut.load_equivalent(path)
     assert mut.load_equivalent(tmp_path / "absent.toml") == {}
+
+
+@pytest.fixture
+def fake_mutmut(monkeypatch):
+    """mutmut's exit-code names and diffs, without mutmut (a dev extra, not installed in CI)."""
+    monkeypatch.setattr(mut, "_status_names", lambda: {0: "killed", 1: "survived", None: "not checked"})
+    monkeypatch.setattr(mut, "_mutated_line", lambda root, installed, name: f"line of {name.rpartition('.')[2]}")
+    monkeypatch.setattr(mut, "version", lambda package: "3.8.1")
+
+
+def _write_meta(work, stage, f, codes, hashes):
+    meta = mut._meta_path(stage, f, work)
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    meta.write_text(json.dumps({"exit_code_by_key": codes, "hash_by_function_name": hashes,
+                                "type_check_error_by_key": {}, "durations_by_key": {}, "estimated_durations_by_key": {}}))
+    return meta
+
+
+def test_kept_verdicts_seed_a_new_checkout(tmp_path, fake_mutmut):
+    """build/ is not committed: the verdicts a stage found must reach a new checkout through the kept file,
+    as mutmut's own .meta (mutmut then keeps each unchanged function's verdicts)."""
+    stage = next(s for s in mut.STAGES if s.name == "store")
+    codes = {"costfuse.data.store.x_f__mutmut_1": 0, "costfuse.data.store.x_f__mutmut_2": 1,
+             "costfuse.data.store.x_g__mutmut_1": None}
+    hashes = {"x_f": "aa", "x_g": "bb"}
+    _write_meta(tmp_path / "old", stage, "data/store.py", codes, hashes)
+    kept = tmp_path / "verdicts.json"
+    assert mut.keep_verdicts(stage, tmp_path / "old", kept) == 1  # atomic.py has no verdicts: not kept
+    entry = mut.load_verdicts(kept)["data/store.py"]
+    assert entry["exit_codes"] == {"x_f": [0, 1], "x_g": [None]}
+    assert entry["lines"] == {"x_f__mutmut_2": "line of x_f__mutmut_2"}  # judged and not killed only
+    assert len(kept.read_text().splitlines()) == 3  # one line per file, between the braces
+
+    assert mut.seed_verdicts(stage, tmp_path / "new", kept) == ["data/store.py"]
+    meta = json.loads(mut._meta_path(stage, "data/store.py", tmp_path / "new").read_text())
+    assert meta["exit_code_by_key"] == codes and meta["hash_by_function_name"] == hashes
+    assert not mut._meta_path(stage, "data/atomic.py", tmp_path / "new").exists()
+    assert mut.seed_verdicts(stage, tmp_path / "new", kept) == []  # never over verdicts on disk
+
+    [res] = mut.collect(stage, tmp_path / "empty", kept=mut.load_verdicts(kept))  # a checkout that ran nothing
+    assert res.status == {"costfuse.data.store.x_f__mutmut_1": "killed", "costfuse.data.store.x_f__mutmut_2": "survived",
+                          "costfuse.data.store.x_g__mutmut_1": "not checked"}
+    assert res.line["costfuse.data.store.x_f__mutmut_2"] == "line of x_f__mutmut_2"
+    assert mut.collect(stage, tmp_path / "empty") == []
+
+
+def test_keeping_refuses_mutants_not_numbered_from_one(tmp_path, fake_mutmut):
+    stage = next(s for s in mut.STAGES if s.name == "store")
+    _write_meta(tmp_path, stage, "data/store.py", {"costfuse.data.store.x_f__mutmut_2": 0}, {"x_f": "aa"})
+    with pytest.raises(SystemExit, match=r"store.py.meta: x_f's mutants are not numbered 1..1"):
+        mut.keep_verdicts(stage, tmp_path, tmp_path / "verdicts.json")
+
+
+def test_a_row_without_verdicts_is_carried_over_with_its_first_date(fake_mutmut):
+    """A new checkout that has run only some stages must not drop the other rows from the report."""
+    old = mut.render({}, {}, "cmd").replace("Written ", "Written 2026-01-01; was ", 1)
+    row = "| `data/store.py` | test_store.py | 2 | 1 | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 50.0% |"
+    old = old.replace("\n\n## Survivors per module",
+                      f"\n{row}\n\n## Survivors per module\n\n### `data/store.py`\n\nNot killed yet (status, mutated line):\n\n- `x` survived: `y`")
+    new = mut.render({}, {}, "cmd", old)
+    assert row in new.splitlines()
+    assert new.endswith("### `data/store.py`\n\nNot killed yet (status, mutated line):\n\n- `x` survived: `y`\n")
+    carried = [ln for ln in new.splitlines() if ln.startswith(mut.CARRIED)]
+    assert carried == [f"{mut.CARRIED}2026-01-01 (their verdicts predate experiments/results/mutation_verdicts.json; "
+                       "rerunning their stages refreshes them): `data/store.py`."]
+    again = mut.render({}, {}, "cmd", new)  # written on a later day: the row keeps its first date
+    assert mut.previous_rows(again)["data/store.py"][2] == "2026-01-01"
+    [not_run] = [ln for ln in again.splitlines() if ln.startswith("Not run yet: ")]
+    assert "`data/store.py`" not in not_run and "`data/atomic.py`" in not_run
