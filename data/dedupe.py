@@ -73,27 +73,36 @@ def split_groups(rows: pd.DataFrame) -> np.ndarray:
 
     Each group is named by its smallest program content hash.
     """
-    hashes = program_hashes(rows)
-    parent: dict[str, str] = {h: h for h in hashes}
-
-    def find(h: str) -> str:
-        while parent[h] != h:
-            parent[h] = parent[parent[h]]
-            h = parent[h]
-        return h
-
-    first_owner: dict[tuple, str] = {}
     cols = ["triton_src", "xblock", "rblock", "num_warps", "arch"]
-    keys = rows[cols].itertuples(index=False) if set(cols) <= set(rows.columns) else []
-    for h, key in zip(hashes, keys):
-        if not isinstance(key[0], str) or not key[0]:
-            continue    # no source (a compile that never got one): nothing to share
-        k = (kernel_body(key[0]), *map(str, key[1:]))
-        other = first_owner.setdefault(k, h)
-        a, b = find(h), find(other)
+    keys = rows[cols].itertuples(index=False) if set(cols) <= set(rows.columns) else [None] * len(rows)
+    # A row with no source (a compile that never got one) shares nothing.
+    return join_sharing(program_hashes(rows), [(kernel_body(k[0]), *map(str, k[1:]))
+                                               if k is not None and isinstance(k[0], str) and k[0] else None
+                                               for k in keys])
+
+
+def join_sharing(groups, keys) -> np.ndarray:
+    """``groups`` (one name per row) with every two groups that share a key joined: rows of one
+    joined group get the smallest name among them.  ``keys`` holds one hashable per row; ``None``
+    or ``""`` shares nothing.  Why: a kernel two programs both compile must not be on both sides
+    of a split, so the programs go to one side together."""
+    groups = [str(g) for g in groups]
+    parent: dict[str, str] = {g: g for g in groups}
+
+    def find(g: str) -> str:
+        while parent[g] != g:
+            parent[g] = parent[parent[g]]
+            g = parent[g]
+        return g
+
+    first_owner: dict = {}
+    for g, key in zip(groups, keys):
+        if key is None or key == "":
+            continue
+        a, b = find(g), find(first_owner.setdefault(key, g))
         if a != b:
             parent[max(a, b)] = min(a, b)
-    return np.array([find(h) for h in hashes], dtype=object)
+    return np.array([find(g) for g in groups], dtype=object)
 
 
 def _program_hash(program_id: str, family: str, seed, params) -> str:

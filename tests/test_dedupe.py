@@ -102,3 +102,11 @@ def test_shipped_split_puts_no_kernel_body_on_both_sides():
     key = [(kernel_body(s), x, r, w) for s, x, r, w in df[["triton_src", "xblock", "rblock", "num_warps"]].itertuples(index=False)]
     train = {k for k, t in zip(key, split.train) if t}
     assert not any(k in train for k, t in zip(key, split.test) if t)
+
+
+def test_join_sharing_joins_groups_through_chains_of_shared_keys():
+    from costfuse.data.dedupe import join_sharing
+
+    g = join_sharing(["p3", "p1", "p2", "p2", "p4", "p5"], ["k1", "k1", "k2", "k1", None, ""])
+    assert g.tolist() == ["p1", "p1", "p1", "p1", "p4", "p5"]  # p3-p1 by k1, p2 by k1 too; no key joins nothing
+    assert join_sharing(["b", "a"], ["x", "y"]).tolist() == ["b", "a"]

@@ -158,3 +158,30 @@ def test_held_out_kinds_are_scored_on_v2(group_v2_dir, tmp_path):
     assert "no kind held out" not in report and f"{len(KINDS)} kinds held out in turn" in report
     meta = json.loads((tmp_path / "out" / "metadata.json").read_text())
     assert {"v2.spill.holdout_min_auc", "v2.baseline_inductor_rule.holdout_min_auc"} <= set(meta["metrics"])
+
+
+def test_programs_compiling_the_same_group_kernel_share_a_side_of_the_split(group_v2_dir, tmp_path):
+    """Two programs can compile one group kernel (``attention_causal-8`` and ``-98`` do in sm90_v2): split
+    by program alone, its rows would be on both sides, and the test would score kernels seen in training."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from costfuse.data.store import read_shard, shards
+    from costfuse.train.group_dataset import load_group_table
+
+    d = tmp_path / "groups_v2"
+    shutil.copytree(group_v2_dir, d)
+    shard = read_shard(shards(d)[0], 2)                      # one program's rows, copied as another program
+    first = shard.column("program_id")[0].as_py()
+    twin = shard.set_column(shard.schema.get_field_index("program_id"), "program_id",
+                            pa.array(["twin-1"] * len(shard)))
+    twin = twin.set_column(twin.schema.get_field_index("kernel_id"), "kernel_id",
+                           pa.array([f"{k}-twin" for k in shard.column("kernel_id").to_pylist()]))
+    pq.write_table(twin, d / "twin-1.parquet")
+
+    table = load_group_table([d])
+    twins = (table.rows["program_id"] == "twin-1").to_numpy()
+    assert twins.any()
+    assert set(table.groups[twins]) == set(table.groups[(table.rows["program_id"] == first).to_numpy()]) == {first}
+    others = ~twins & (table.rows["program_id"] != first).to_numpy()
+    assert (table.groups[others] == table.programs[others]).all()  # the rest are still split by program

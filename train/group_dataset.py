@@ -14,7 +14,9 @@ its row schema (1 or 2: the goals are read on v2's test rows, whatever the
 directory is called).
 
 Splits group rows by program (v2: ``program_id``; v1: ``split_group`` as in
-v1's training), so a group's configs never straddle train and test.
+v1's training), so a group's configs never straddle train and test, and
+programs that compile the same group kernel (same ``group_id``, in either
+dataset) are joined: that kernel is on one side only.
 """
 
 from __future__ import annotations
@@ -110,7 +112,7 @@ def _features_v1(df: pd.DataFrame, arch: str, dropped: dict) -> tuple[np.ndarray
 
 def load_group_table(directories: list[str | Path], arch: str | None = "sm_90") -> TrainingTable:
     """Read and featurize the datasets in ``directories`` (v2 and, optionally, v1) as one table."""
-    from costfuse.data.dedupe import program_hashes, split_groups
+    from costfuse.data.dedupe import join_sharing, program_hashes, split_groups
     from costfuse.data.group_job import group_id
 
     dropped: dict[str, int] = {}
@@ -136,6 +138,9 @@ def load_group_table(directories: list[str | Path], arch: str | None = "sm_90") 
         raise DatasetError(f"{', '.join(map(str, directories))}: no rows with status=ok and compile labels")
     X = pd.concat([p[0] for p in parts], ignore_index=True)
     rows = pd.concat([p[1] for p in parts], ignore_index=True)
+    # One group kernel compiled by two programs (or as a v1 kernel and a v2 group) is one kernel:
+    # those programs go to one side of every split together.
+    rows["split_group"] = join_sharing(rows["split_group"], rows["group_id"])
     digest = "+".join(dataset_hash(d) for d in directories)
     return TrainingTable(X, rows, digest, " + ".join(map(str, directories)), dropped,
                          schema=(GROUP_FEATURE_SCHEMA_VERSION, GROUP_FEATURE_COLUMNS))
