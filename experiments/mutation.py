@@ -86,7 +86,8 @@ GROUP_TESTS = ("tests/test_kernel_shape.py", "tests/test_peer_models.py", "tests
                "tests/test_mutants_groups.py")
 
 # Each lowering stage's own file of tests written for its survivors (by the part of data/lower*.py).
-LOWER_MUTANT_TESTS = {"reduction": ("tests/data/test_mutants_lower_reduction.py",)}
+LOWER_MUTANT_TESTS = {"reduction": ("tests/data/test_mutants_lower_reduction.py",),
+                      "body": ("tests/data/test_mutants_lower_body.py",)}
 
 # In priority order: the small core modules first, then the larger ones, fastest tests first.
 STAGES = (

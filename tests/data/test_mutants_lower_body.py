@@ -1,0 +1,145 @@
+"""Gathers and refusals of the body emitter (``data/lower_body.py``) that the lowering tests did not pin
+down (issue #15: survivors of mutation testing).
+
+A gather's offset is ``sum(index_k * stride_k)`` with row-major strides: only a rank-3 tensor tells a
+wrong stride product apart, and only a dimension of size 2 a stride of 2 written as 1.  A 0-d tensor
+is one scalar, loaded once and broadcast.  A refusal names the op and says why, exactly.
+"""
+
+from __future__ import annotations
+
+import kernel_cases as kc
+import numpy as np
+import pytest
+from lowering_cases import tensor
+
+from costfuse.data.interpret import run_interpreted
+from costfuse.data.launch_config import LaunchConfig
+from costfuse.data.lower import UnsupportedOp, generics_of, lower_generic
+from costfuse.data.lower_body import BodyEmitter, Val
+from costfuse.ir import parse_module
+
+M = 6
+
+
+def _main(args: list[tuple], generic: str, result: tuple) -> str:
+    sig = ", ".join(f"{v}: {tensor(s, t)}" for v, s, t in args)
+    rv, rs, rt = result
+    return (f"func.func @main({sig}) -> {tensor(rs, rt)} {{\n  %e = tensor.empty() : {tensor(rs, rt)}\n"
+            + generic + f"  return {rv} : {tensor(rs, rt)}\n}}\n")
+
+
+@pytest.fixture(scope="module")
+def kdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("kernels")
+
+
+def test_a_rank_3_gather_with_a_dimension_of_2_reads_the_right_elements(kdir):
+    """``p[r] = x[r, j[r], k[r]]`` on x of shape (6, 3, 2): strides (6, 2, 1)."""
+    shape = (M, 3, 2)
+    generic = kc.generic("%p", 2, "pp", [("%j", (M, 1), "i64", "d0, d1"), ("%k", (M, 1), "i64", "d0, d1")],
+                         [("%e", (M, 1), "f32", "d0, d1")],
+                         ["%i = linalg.index 0 : index", "%jj = arith.index_cast %a0 : i64 to index",
+                          "%kk = arith.index_cast %a1 : i64 to index",
+                          f"%g = tensor.extract %x[%i, %jj, %kk] : {tensor(shape, 'f32')}", "yield %g"])
+    module = parse_module(_main([("%j", (M, 1), "i64"), ("%k", (M, 1), "i64"), ("%x", shape, "f32")], generic,
+                                ("%p", (M, 1), "f32")))
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    j = np.array([[0], [1], [2], [2], [1], [0]], np.int64)
+    k = np.array([[1], [0], [1], [0], [1], [0]], np.int64)
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    (out,) = run_interpreted(source, [j, k, x, np.full((M, 1), np.nan, np.float32)], kdir)
+    np.testing.assert_array_equal(out[:, 0], x[np.arange(M), j[:, 0], k[:, 0]])
+
+
+def _scalar_gather(rows: int, n: int, reduce: bool) -> str:
+    """``y = x + s`` (pointwise) or ``y[r] = sum_j x[r, j] * s`` with ``s`` a 0-d tensor gathered in the body."""
+    body = ["%g = tensor.extract %s[] : tensor<f32>"]
+    if reduce:
+        generic = kc.generic("%y", 2, "pr", [("%x", (rows, n), "f32", "d0, d1")], [("%e", (rows,), "f32", "d0")],
+                             body + ["%m = arith.mulf %a0, %g : f32", "%r = arith.addf %m, %o0 : f32", "yield %r"])
+        return _main([("%x", (rows, n), "f32"), ("%s", (), "f32")], generic, ("%y", (rows,), "f32"))
+    generic = kc.generic("%y", 2, "pp", [("%x", (rows, n), "f32", "d0, d1")], [("%e", (rows, n), "f32", "d0, d1")],
+                         body + ["%r = arith.addf %a0, %g : f32", "yield %r"])
+    return _main([("%x", (rows, n), "f32"), ("%s", (), "f32")], generic, ("%y", (rows, n), "f32"))
+
+
+def test_a_0d_gather_is_one_scalar_broadcast(kdir):
+    module = parse_module(_scalar_gather(M, 10, reduce=False))
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    assert "tl.broadcast_to(tl.load(in_ptr1), [1])" in source
+    x = np.arange(M * 10, dtype=np.float32).reshape(M, 10)
+    (out,) = run_interpreted(source, [x, np.array(2.5, np.float32), np.full((M, 10), np.nan, np.float32)], kdir)
+    np.testing.assert_array_equal(out, x + np.float32(2.5))
+
+
+def test_a_0d_gather_in_a_looped_reduction_loads_once_before_the_loop(kdir):
+    """The scalar does not vary along the row: it is loaded before the row loop, not once per chunk."""
+    module = parse_module(_scalar_gather(M, 40, reduce=True))
+    (g,) = generics_of(module)
+    source = lower_generic(g, LaunchConfig(2, 8, 1)).source
+    load, loop = source.index("tl.load(in_ptr1)"), source.index("for roffset")
+    assert load < loop
+    x = np.linspace(-1, 1, M * 40, dtype=np.float32).reshape(M, 40)
+    init = np.arange(M, dtype=np.float32)              # the accumulator starts from the output operand
+    (out,) = run_interpreted(source, [x, np.array(-3.0, np.float32), init.copy()], kdir)
+    np.testing.assert_allclose(out, init + (x * np.float32(-3.0)).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+def test_a_gather_index_captured_from_outside_the_body_is_refused_naming_the_extract():
+    generic = kc.generic("%y", 1, "p", [("%x", (8,), "f32", "d0")], [("%e", (8,), "f32", "d0")],
+                         [f"%g = tensor.extract %t[%n] : {tensor((8,), 'f32')}", "%r = arith.addf %a0, %g : f32",
+                          "yield %r"])
+    module = parse_module("func.func @main(%x: tensor<8xf32>, %t: tensor<8xf32>, %n: index) -> tensor<8xf32> {\n"
+                          "  %e = tensor.empty() : tensor<8xf32>\n" + generic + "  return %y : tensor<8xf32>\n}\n")
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert err.value.op == "tensor.extract"
+    assert err.value.reason.startswith("uses a value defined outside the body by a block argument")
+
+
+def _emitter(module, pointer=None) -> BodyEmitter:
+    (g,) = generics_of(module)
+    block = g.regions[0].blocks[0]
+    return BodyEmitter(block, lambda i: Val(f"a{i}", "f32", False), lambda d: Val(f"i{d}", "index", False),
+                       pointer=pointer)
+
+
+EXTRACT_FROM_BODY = kc.generic("%y", 1, "p", [("%x", (4,), "f32", "d0")], [("%e", (4,), "f32", "d0")],
+                               ["%t = tensor.from_elements %a0 : tensor<1xf32>", "%c0 = arith.constant 0 : index",
+                                "%g = tensor.extract %t[%c0] : tensor<1xf32>", "yield %g"])
+EXTRACT_FROM_ARG = kc.generic("%y", 1, "p", [("%x", (4,), "f32", "d0")], [("%e", (4,), "f32", "d0")],
+                              ["%c0 = arith.constant 0 : index", "%g = tensor.extract %t[%c0] : tensor<4xf32>",
+                               "yield %g"])
+
+
+@pytest.mark.parametrize("pointer", [None, lambda t: ("in_ptr1", (1,), "f32")], ids=["no pointer", "pointer"])
+def test_an_extract_from_a_tensor_made_in_the_body_is_refused(pointer):
+    """Such a tensor has no memory to load from, whether or not the kernel could load gathered tensors."""
+    module = parse_module(_main([("%x", (4,), "f32")], EXTRACT_FROM_BODY, ("%y", (4,), "f32")))
+    with pytest.raises(UnsupportedOp) as err:
+        _emitter(module, pointer).run(skip=frozenset({0}))   # past the from_elements (refused on its own)
+    assert (err.value.op, err.value.reason) == ("tensor.extract", "extracts from a tensor computed inside the body")
+
+
+def test_a_gather_without_a_pointer_for_its_tensor_is_refused():
+    module = parse_module(_main([("%x", (4,), "f32"), ("%t", (4,), "f32")], EXTRACT_FROM_ARG, ("%y", (4,), "f32")))
+    with pytest.raises(UnsupportedOp) as err:
+        _emitter(module).run()
+    assert (err.value.op, err.value.reason) == (
+        "tensor.extract", "gathers from a tensor defined outside the body, and this kernel has no pointer for it")
+
+
+def test_i1_refusal_says_which_ops_are_lowered():
+    from lowering_cases import elementwise
+
+    module = parse_module(elementwise((8,), "i1", ["%r = arith.addi %a0, %a1 : i1", "yield %r"], n_inputs=2))
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == (
+        "arith.addi", "signed or arithmetic op on i1 (MLIR reads true as -1, Triton as 1); "
+                      "only andi, ori, xori and cmpi eq/ne are lowered on i1")
