@@ -143,3 +143,54 @@ def test_i1_refusal_says_which_ops_are_lowered():
     assert (err.value.op, err.value.reason) == (
         "arith.addi", "signed or arithmetic op on i1 (MLIR reads true as -1, Triton as 1); "
                       "only andi, ori, xori and cmpi eq/ne are lowered on i1")
+
+
+def _power(n: int, dtype: str, op: str = "math.fpowi") -> str:
+    """``y = x ** n`` with a constant exponent, as torch imports it (``fpowi``) or as ``powf``."""
+    from lowering_cases import elementwise
+
+    if op == "math.fpowi":
+        const, line = f"%cn = arith.constant {n} : i64", f"%y = math.fpowi %a0, %cn : {dtype}, i64"
+    else:
+        const, line = f"%cn = arith.constant {float(n)} : {dtype}", f"%y = math.powf %a0, %cn : {dtype}"
+    text = elementwise((4, 16), dtype, [line, "yield %y"])
+    return text.replace("{\n", f"{{\n  {const}\n", 1)
+
+
+@pytest.mark.parametrize("n", [4, 8])
+def test_a_constant_power_squares_as_llvm_expands_it(n, kdir):
+    """``x**4`` is ``(x*x) * (x*x)``, not ``((x*x)*x)*x``: the two round differently in f32, and
+    binary exponentiation is what LLVM (and so the GPU compiler) does with a constant ``powi``."""
+    module = parse_module(_power(n, "f32"))
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    x = np.random.default_rng(n).uniform(0.5, 3.0, (4, 16)).astype(np.float32)
+    (out,) = run_interpreted(source, [x, np.zeros_like(x)], kdir)
+    expected = x
+    for _ in range(n.bit_length() - 1):
+        expected = (expected * expected).astype(np.float32)
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("op", ["math.fpowi", "math.powf"])
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_a_narrow_float_to_the_power_0_is_one(op, dtype, kdir):
+    """The constant 1 is made in f32 (the narrow types' compute type) and rounded back."""
+    import ml_dtypes
+
+    module = parse_module(_power(0, dtype, op))
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    assert "tl.full([1], 1.0, tl.float32)" in source
+    np_type = ml_dtypes.bfloat16 if dtype == "bf16" else np.float16
+    x = np.linspace(-4, 4, 64).reshape(4, 16).astype(np_type)
+    (out,) = run_interpreted(source, [x, np.zeros_like(x)], kdir)
+    assert (out.astype(np.float32) == 1.0).all()
+
+
+@pytest.mark.parametrize("op", ["math.fpowi", "math.powf"])
+def test_f64_to_the_power_0_stays_in_f64(op):
+    """Only the narrow floats compute in f32; f64 keeps its own type."""
+    module = parse_module(_power(0, "f64", op))
+    (g,) = generics_of(module)
+    assert "tl.full([1], 1.0, tl.float64)" in lower_generic(g).source
