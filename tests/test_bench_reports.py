@@ -5,6 +5,8 @@ No compile and no timing here: the report functions are fed hand-made results.
 
 from types import SimpleNamespace
 
+import pytest
+
 import experiments.bench_decisions as bd
 from experiments.bench_report import emit
 
@@ -65,3 +67,15 @@ def test_regs_error_same_feature_spread_reads_only_repeated_vectors():
     X = pd.DataFrame({"f": [1.0, 1.0, 1.0, 2.0]})
     n, spread = same_feature_spread(X, np.array([10.0, 12.0, 20.0, 99.0]))  # median 12: |10-12| + 0 + |20-12|
     assert (n, spread) == (3, 10.0 / 3)
+
+
+def test_holdout_misses_picks_the_worst_held_out_kind_among_those_asked(tmp_path):
+    import json
+
+    from experiments.holdout_misses import worst_kind
+
+    metrics = {"spill.holdout.a.auc": 0.95, "spill.holdout.b.auc": 0.90, "spill.holdout.c.auc": 0.80}
+    (tmp_path / "metadata.json").write_text(json.dumps({"heads": {"spill": {"metrics": metrics}}}))
+    assert worst_kind(tmp_path, {"a", "b"}) == "b"           # c is not a v2 kind here
+    with pytest.raises(SystemExit, match="metadata.json: no held-out spill AUC for any of"):
+        worst_kind(tmp_path, {"z"})
