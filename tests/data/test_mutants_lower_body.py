@@ -194,3 +194,35 @@ def test_f64_to_the_power_0_stays_in_f64(op):
     module = parse_module(_power(0, "f64", op))
     (g,) = generics_of(module)
     assert "tl.full([1], 1.0, tl.float64)" in lower_generic(g).source
+
+
+@pytest.mark.parametrize("y", [1, 2, 3, 0.5, -1])
+def test_powf_by_a_small_constant_is_exact_arithmetic_not_the_helper(y, kdir):
+    """``powf(x, y)`` for y in {1, 2, 3, 0.5, -1} is written out as Inductor does (x, x*x, x*x*x,
+    sqrt(x), 1/x): exact, and no call to the general ``_powf`` helper."""
+    module = parse_module(_power(y, "f32", "math.powf"))
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    assert "_powf(" not in source
+    x = np.random.default_rng(7).uniform(0.25, 4.0, (4, 16)).astype(np.float32)
+    (out,) = run_interpreted(source, [x, np.zeros_like(x)], kdir)
+    exact = {1: x, 2: x * x, 3: x * x * x, 0.5: np.sqrt(x), -1: np.float32(1.0) / x}[y]
+    np.testing.assert_array_equal(out, exact)
+
+
+def test_a_narrow_powf_result_is_rounded_before_the_next_op_reads_it(kdir):
+    """``y = x**2 + x`` in bf16: the square is rounded to bf16 (as IREE computes it) before the add."""
+    import ml_dtypes
+    from lowering_cases import elementwise
+
+    text = elementwise((4, 16), "bf16", ["%s = math.powf %a0, %c2 : bf16", "%y = arith.addf %s, %a0 : bf16",
+                                         "yield %y"])
+    module = parse_module(text.replace("{\n", "{\n  %c2 = arith.constant 2.0 : bf16\n", 1))
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    bf16 = ml_dtypes.bfloat16
+    x = (1 + np.arange(64, dtype=np.float32) / 128).reshape(4, 16).astype(bf16)   # squares need rounding
+    (out,) = run_interpreted(source, [x, np.zeros_like(x)], kdir)
+    xf = x.astype(np.float32)
+    square = (xf * xf).astype(bf16).astype(np.float32)
+    np.testing.assert_array_equal(out.astype(np.float32), (square + xf).astype(bf16).astype(np.float32))
