@@ -226,3 +226,45 @@ def test_a_narrow_powf_result_is_rounded_before_the_next_op_reads_it(kdir):
     xf = x.astype(np.float32)
     square = (xf * xf).astype(bf16).astype(np.float32)
     np.testing.assert_array_equal(out.astype(np.float32), (square + xf).astype(bf16).astype(np.float32))
+
+
+def test_fpowi_unrolls_exponents_up_to_1024_and_calls_the_helper_above():
+    for n, helper in ((1024, False), (-1024, False), (1025, True)):
+        module = parse_module(_power(n, "f32"))
+        (g,) = generics_of(module)
+        assert ("_powi(" in lower_generic(g).source) is helper, n
+
+
+def _bf16_round(a):
+    import ml_dtypes
+
+    return np.asarray(a, np.float32).astype(ml_dtypes.bfloat16).astype(np.float32)
+
+
+@pytest.mark.parametrize("exponent", ["constant", "tensor"])
+def test_a_bf16_fpowi_result_is_rounded_before_the_next_op_reads_it(exponent, kdir):
+    """``y = x**k + x`` in bf16, ``k`` a constant 2 (multiplies) or an i32 tensor (the ``_powi`` helper):
+    the power is rounded to bf16, as IREE computes it, before the add reads it."""
+    import ml_dtypes
+    from lowering_cases import Operand, elementwise, generic_module, ident
+
+    body = ["%y = math.fpowi %a0, %k : bf16, i32", "%z = arith.addf %y, %a0 : bf16", "yield %z"]
+    if exponent == "constant":
+        text = elementwise((4, 16), "bf16", body).replace("{\n", "{\n  %k = arith.constant 2 : i32\n", 1)
+    else:
+        text = generic_module(2, ["parallel"] * 2, [Operand((4, 16), "bf16", ident(2)), Operand((4, 16), "i32", ident(2))],
+                              [Operand((4, 16), "bf16", ident(2))], [body[0].replace("%k", "%a1"), *body[1:]])
+    module = parse_module(text)
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    bf16 = ml_dtypes.bfloat16
+    x = (1 + np.arange(64, dtype=np.float32) / 128).reshape(4, 16).astype(bf16)
+    xf = x.astype(np.float32)
+    if exponent == "constant":
+        (out,) = run_interpreted(source, [x, np.zeros_like(x)], kdir)
+        power = xf * xf
+    else:
+        k = np.full((4, 16), 2, np.int32)
+        (out,) = run_interpreted(source, [x, k, np.zeros_like(x)], kdir)
+        power = np.exp2(np.float32(2) * np.log2(np.abs(xf)))   # the helper's formula, in f32
+    np.testing.assert_array_equal(out.astype(np.float32), _bf16_round(_bf16_round(power) + xf))
