@@ -268,3 +268,22 @@ def test_a_bf16_fpowi_result_is_rounded_before_the_next_op_reads_it(exponent, kd
         (out,) = run_interpreted(source, [x, k, np.zeros_like(x)], kdir)
         power = np.exp2(np.float32(2) * np.log2(np.abs(xf)))   # the helper's formula, in f32
     np.testing.assert_array_equal(out.astype(np.float32), _bf16_round(_bf16_round(power) + xf))
+
+
+def test_uitofp_is_lowered_from_i1_and_refused_from_wider_integers(kdir):
+    """``uitofp`` of an i1 (a comparison turned into 0.0/1.0) is what the pass meets; from a wider
+    integer it would need an unsigned conversion Triton's ``.to`` does not do, so it is refused."""
+    from lowering_cases import elementwise
+
+    compare = parse_module(elementwise((4, 16), "f32", ["%c = arith.cmpf ogt, %a0, %a1 : f32",
+                                                        "%y = arith.uitofp %c : i1 to f32", "yield %y"], n_inputs=2))
+    (g,) = generics_of(compare)
+    a, b = np.random.default_rng(3).standard_normal((2, 4, 16)).astype(np.float32)
+    (out,) = run_interpreted(lower_generic(g).source, [a, b, np.zeros_like(a)], kdir)
+    np.testing.assert_array_equal(out, (a > b).astype(np.float32))
+
+    wide = parse_module(elementwise((8,), "i32", ["%y = arith.uitofp %a0 : i32 to f32", "yield %y"], out_dtype="f32"))
+    (g,) = generics_of(wide)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == ("arith.uitofp", "unsigned conversion from i32 (only i1 is supported)")
