@@ -287,3 +287,14 @@ def test_uitofp_is_lowered_from_i1_and_refused_from_wider_integers(kdir):
     with pytest.raises(UnsupportedOp) as err:
         lower_generic(g)
     assert (err.value.op, err.value.reason) == ("arith.uitofp", "unsigned conversion from i32 (only i1 is supported)")
+
+
+def test_extui_of_a_wider_integer_is_refused():
+    """Zero-extending an i32 would need an unsigned conversion Triton's ``.to`` does not do."""
+    from lowering_cases import elementwise
+
+    module = parse_module(elementwise((8,), "i32", ["%y = arith.extui %a0 : i32 to i64", "yield %y"], out_dtype="i64"))
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == ("arith.extui", "zero-extension of i32 (only i1 is supported)")
