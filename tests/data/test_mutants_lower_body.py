@@ -298,3 +298,36 @@ def test_extui_of_a_wider_integer_is_refused():
     with pytest.raises(UnsupportedOp) as err:
         lower_generic(g)
     assert (err.value.op, err.value.reason) == ("arith.extui", "zero-extension of i32 (only i1 is supported)")
+
+
+@pytest.mark.parametrize("case", ["inf", "nan"])
+def test_infinite_and_nan_constants_in_a_body(case, kdir):
+    """``max`` identities and masks write infinities and NaN as constants: they must come out as such."""
+    from lowering_cases import elementwise
+
+    if case == "inf":
+        consts = ["%pinf = arith.constant 0x7F800000 : f32", "%ninf = arith.constant 0xFF800000 : f32"]
+        body = ["%z = arith.constant 0.0 : f32", "%c = arith.cmpf ogt, %a0, %z : f32",
+                "%y = arith.select %c, %pinf, %ninf : f32", "yield %y"]
+    else:
+        consts = ["%nan = arith.constant 0x7FC00000 : f32"]
+        body = ["%z = arith.constant 0.0 : f32", "%c = arith.cmpf ogt, %a0, %z : f32",
+                "%y = arith.select %c, %nan, %a0 : f32", "yield %y"]
+    module = parse_module(elementwise((4, 16), "f32", [*consts, *body]))
+    (g,) = generics_of(module)
+    x = np.random.default_rng(5).standard_normal((4, 16)).astype(np.float32)
+    (out,) = run_interpreted(lower_generic(g).source, [x, np.zeros_like(x)], kdir)
+    expected = np.where(x > 0, np.inf, -np.inf) if case == "inf" else np.where(x > 0, np.nan, x)
+    np.testing.assert_array_equal(out, expected.astype(np.float32))
+
+
+def test_a_captured_constant_of_an_unsupported_type_is_refused_as_captured():
+    generic = kc.generic("%y", 1, "p", [("%x", (8,), "i32", "d0")], [("%e", (8,), "i32", "d0")],
+                         ["%t = arith.trunci %big : i128 to i32", "%r = arith.addi %a0, %t : i32", "yield %r"])
+    module = parse_module("func.func @main(%x: tensor<8xi32>) -> tensor<8xi32> {\n"
+                          "  %big = arith.constant 7 : i128\n  %e = tensor.empty() : tensor<8xi32>\n" + generic
+                          + "  return %y : tensor<8xi32>\n}\n")
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert err.value.op == "arith.constant (captured)" and err.value.reason.startswith("element type i128 is not supported")
