@@ -331,3 +331,15 @@ def test_a_captured_constant_of_an_unsupported_type_is_refused_as_captured():
     with pytest.raises(UnsupportedOp) as err:
         lower_generic(g)
     assert err.value.op == "arith.constant (captured)" and err.value.reason.startswith("element type i128 is not supported")
+
+
+def test_trunci_to_i1_keeps_the_low_bit(kdir):
+    """MLIR's ``trunci`` to i1 keeps bit 0 (2 becomes false); Triton's ``.to(int1)`` would test != 0."""
+    from lowering_cases import elementwise
+
+    module = parse_module(elementwise((8,), "i32", ["%b = arith.trunci %a0 : i32 to i1",
+                                                    "%y = arith.extui %b : i1 to i32", "yield %y"]))
+    (g,) = generics_of(module)
+    x = np.array([0, 1, 2, 3, -1, -2, 6, 7], np.int32)
+    (out,) = run_interpreted(lower_generic(g).source, [x, np.zeros_like(x)], kdir)
+    np.testing.assert_array_equal(out, x & 1)
