@@ -332,18 +332,20 @@ def _exit_codes(entry: dict, prefix: str) -> dict[str, int | None]:
             for func, codes in entry["exit_codes"].items() for n, code in enumerate(codes, 1)}
 
 
-def keep_verdicts(stage: Stage, work: Path = WORK, path: Path = VERDICTS) -> int:
-    """Copy the verdicts on disk of ``stage``'s files into the committed file (other files' entries stay).
+def keep_verdicts(stage: Stage, work: Path = WORK, path: Path = VERDICTS,
+                  results: list[FileResult] | None = None) -> int:
+    """Copy the verdicts on disk of ``stage``'s files (``results``, collected from disk when not given)
+    into the committed file (other files' entries stay).
 
     Written atomically, one line per file so a diff shows which files changed.  Returns the files kept."""
     table = load_verdicts(path)
-    results = collect(stage, work)
+    results = collect(stage, work) if results is None else results
     for res in results:
         meta = json.loads(_meta_path(stage, res.path, work).read_text())
         prefix = _module(res.path) + "."
         by_func: dict[str, dict[int, int | None]] = {}
         for name, code in meta["exit_code_by_key"].items():
-            func, _, n = name.removeprefix(prefix).rpartition("__mutmut_")
+            func, n = _function_of(name.removeprefix(prefix)), name.rsplit("__mutmut_", 1)[1]
             by_func.setdefault(func, {})[int(n)] = code
         for func, codes in by_func.items():
             if sorted(codes) != list(range(1, len(codes) + 1)):
@@ -544,11 +546,12 @@ def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], 
 def write_report(command: str, work: Path = WORK, out: Path = REPORT, kept_path: Path = VERDICTS) -> None:
     """Keep the verdicts on disk, then rewrite the report from them and the kept ones (rows of files with
     neither come from the previous report)."""
-    for stage in STAGES:
-        if any(_meta_path(stage, f, work).exists() for f in stage.files):
-            keep_verdicts(stage, work, kept_path)
     kept = load_verdicts(kept_path)
     results = {stage: collect(stage, work, kept=kept) for stage in STAGES}
+    for stage, res in results.items():   # each survivor's line is read from mutmut once, for both
+        on_disk = [r for r in res if _meta_path(stage, r.path, work).exists()]
+        if on_disk:
+            keep_verdicts(stage, work, kept_path, on_disk)
     previous = out.read_text() if out.exists() else ""
     write_text(out, render(results, load_equivalent(), command, previous))
     print(f"[report] wrote {out}", file=sys.stderr)
