@@ -92,6 +92,7 @@ class Scored:
     pred: np.ndarray         # heads: spills
     picks: np.ndarray        # the config is the policy's pick
     decide_s: float
+    missed: list             # (program, launch, spill bytes, regs) of each spilling config predicted spill-free
 
     def counts(self) -> tuple[int, int, int]:
         t, p = self.truth, self.pred
@@ -123,7 +124,7 @@ def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
     model = Learned(spill_cut=cut)
     tasks, meta, fallbacks = [], [], 0
     t0 = time.perf_counter()
-    for func, shape in groups:
+    for program, func, shape in groups:
         got = decision_configs(model, shape, top)
         if got is None:
             fallbacks += 1
@@ -131,7 +132,7 @@ def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
         for launch, predicted, is_pick in zip(*got):
             k = lower_kernel(func, launch)
             tasks.append(CompileTask(k.source, k.config, parse_arch("sm_90")))
-            meta.append((predicted, is_pick))
+            meta.append((predicted, is_pick, program, launch))
     decide_s = time.perf_counter() - t0
     print(f"cut {cut}: compiling {len(tasks)} decision configs of {len(groups)} test groups ...",
           file=sys.stderr, flush=True)
@@ -139,7 +140,8 @@ def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
         results = pool.run(tasks)
     ok = [(m, r) for m, r in zip(meta, results) if r.status == "ok"]
     return Scored(cut, model.group_heads().threshold, fallbacks, len(tasks), np.array([bool(r.spill_bytes) for _, r in ok], bool),
-                  np.array([m[0] for m, _ in ok], bool), np.array([m[1] for m, _ in ok], bool), decide_s)
+                  np.array([m[0] for m, _ in ok], bool), np.array([m[1] for m, _ in ok], bool), decide_s,
+                  [(m[2], m[3], r.spill_bytes, r.regs) for m, r in ok if r.spill_bytes and not m[0]])
 
 
 def run(v2: Path, v1: Path, top: int, jobs: int, command: str) -> str:
@@ -155,7 +157,7 @@ def run(v2: Path, v1: Path, top: int, jobs: int, command: str) -> str:
     for gid, sub in df.groupby("group_id"):
         modules.append(parse_module(sub["ir"].iloc[0], gid))
         func = modules[-1].body.operations[0].operation
-        groups.append((func, analyze_kernel(kernel_members(func))))
+        groups.append((sub["program_id"].iloc[0], func, analyze_kernel(kernel_members(func))))
     policy, recall_cut = score_at("f1", groups, top, jobs), score_at("recall", groups, top, jobs)
     lines = [
         "# Group heads on the learned policy's decision configs (dataset v2 test programs)",
@@ -180,6 +182,17 @@ def run(v2: Path, v1: Path, top: int, jobs: int, command: str) -> str:
         lines.append(f"| {name} | {s.p_cut:.3f} | {s.n_configs} ({len(s.truth)}) | {int(s.truth.sum())} | "
                      f"{_verdict(s.recall(), 0.95)} | {_verdict(s.precision(), 0.8)} | "
                      + " | ".join(map(str, s.counts())) + f" | {s.spilling_picks()} of {int(s.picks.sum())} |")
+    lines += [
+        "",
+        "Spilling decision configs the heads called spill-free (false negatives), at each cut:",
+        "",
+        "| spill cut | program | launch (mode, xblock, rblock, warps) | spill bytes (ptxas) | registers |",
+        "|---|---|---|---|---|",
+    ]
+    for name, s in (("f1 (default)", policy), ("recall", recall_cut)):
+        for program, launch, spill, regs in sorted(s.missed, key=lambda m: m[2]):
+            lines.append(f"| {name} | `{program}` | {launch.mode}, {launch.xblock}, {launch.rblock}, {launch.num_warps} "
+                         f"| {spill} | {regs} |")
     lines += [
         "",
         "Peers' picks on the same groups (dataset rows whose `config_source` names the policy):",

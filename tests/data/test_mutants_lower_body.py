@@ -343,3 +343,61 @@ def test_trunci_to_i1_keeps_the_low_bit(kdir):
     x = np.array([0, 1, 2, 3, -1, -2, 6, 7], np.int32)
     (out,) = run_interpreted(lower_generic(g).source, [x, np.zeros_like(x)], kdir)
     np.testing.assert_array_equal(out, x & 1)
+
+
+def test_an_f64_constant_keeps_its_f64_value(kdir):
+    """Only the narrow floats are built in f32; an f64 constant such as 0.1 is made in f64, so
+    ``x * 0.1`` is the f64 product, not the product with 0.1 rounded to f32."""
+    from lowering_cases import elementwise
+
+    text = elementwise((4, 16), "f64", ["%y = arith.mulf %a0, %c : f64", "yield %y"])
+    module = parse_module(text.replace("{\n", "{\n  %c = arith.constant 0.1 : f64\n", 1))
+    (g,) = generics_of(module)
+    x = np.linspace(1, 9, 64).reshape(4, 16)
+    (out,) = run_interpreted(lower_generic(g).source, [x, np.zeros_like(x)], kdir)
+    np.testing.assert_array_equal(out, x * 0.1)
+
+
+def test_a_constant_in_a_looped_reduction_is_made_before_the_row_loop(kdir):
+    """A constant does not vary along the row: the looped kernel makes it once, before the loop, and
+    only what reads the row is computed per chunk."""
+    generic = kc.generic("%y", 2, "pr", [("%x", (M, 40), "f32", "d0, d1")], [("%e", (M,), "f32", "d0")],
+                         ["%c = arith.constant 1.5 : f32", "%m = arith.mulf %a0, %c : f32",
+                          "%r = arith.addf %m, %o0 : f32", "yield %r"])
+    module = parse_module(_main([("%x", (M, 40), "f32")], generic, ("%y", (M,), "f32")))
+    (g,) = generics_of(module)
+    source = lower_generic(g, LaunchConfig(2, 8, 1)).source
+    assert source.index("tl.full([1, 1], 1.5, tl.float32)") < source.index("for roffset")
+    x = np.linspace(-1, 1, M * 40, dtype=np.float32).reshape(M, 40)
+    (out,) = run_interpreted(source, [x, np.zeros(M, np.float32)], kdir)
+    np.testing.assert_allclose(out, (x * np.float32(1.5)).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+def test_a_bf16_powf_by_the_helper_is_rounded_before_the_next_op_reads_it(kdir):
+    """``y = x**2.5 + x`` in bf16: 2.5 goes to the ``_powf`` helper (in f32), whose result is rounded
+    to bf16 before the add, as for the written-out exponents."""
+    import ml_dtypes
+    from lowering_cases import elementwise
+
+    text = elementwise((4, 16), "bf16", ["%s = math.powf %a0, %c : bf16", "%y = arith.addf %s, %a0 : bf16",
+                                         "yield %y"])
+    module = parse_module(text.replace("{\n", "{\n  %c = arith.constant 2.5 : bf16\n", 1))
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    assert "_powf(" in source
+    x = (1 + np.arange(64, dtype=np.float32) / 128).reshape(4, 16).astype(ml_dtypes.bfloat16)
+    (out,) = run_interpreted(source, [x, np.zeros_like(x)], kdir)
+    xf = x.astype(np.float32)
+    power = np.exp2(np.float32(2.5) * np.log2(xf))   # the helper's formula, in f32
+    np.testing.assert_array_equal(out.astype(np.float32), _bf16_round(_bf16_round(power) + xf))
+
+
+@pytest.mark.parametrize("t, triton", [("bf16", "tl.bfloat16"), ("f16", "tl.float16")])
+def test_a_narrow_constant_is_built_in_f32_and_given_its_own_type(t, triton):
+    """The interpreter has no bf16 literal, so the constant is made in f32, then converted: a value
+    of the MLIR type, so that what it meets (a select with a bf16 operand) keeps the kernel's types,
+    and with them the registers ptxas reports."""
+    from costfuse.data.lower_body import constant_expr
+
+    assert constant_expr(0.5, t, "[1]") == f"tl.full([1], 0.5, tl.float32).to({triton})"
+    assert constant_expr(0.5, "f64", "[1, 1]") == "tl.full([1, 1], 0.5, tl.float64)"
