@@ -27,9 +27,12 @@ checking many candidates against one original compiles the original once.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -191,6 +194,22 @@ def random_inputs(text: str, function: str, seed: int) -> list[np.ndarray]:
 _VMFB_CACHE: OrderedDict[str, bytes] = OrderedDict()
 _VMFB_CACHE_SIZE = 256
 _runtime_config = None
+# A directory that keeps compiled modules across processes (unset: memory only).  Mutation
+# testing sets it: each mutant's tests run in a fresh process, and compiling the reference
+# is most of a lowering test's time (experiments/mutation.py).
+DISK_CACHE_ENV = "COSTFUSE_REFERENCE_CACHE"
+
+
+@functools.lru_cache(maxsize=1)
+def _compiler_version() -> str:
+    from importlib.metadata import version
+
+    return version("iree-base-compiler")
+
+
+def _disk_cached(key: str) -> Path | None:
+    root = os.environ.get(DISK_CACHE_ENV)
+    return Path(root) / f"{key}.vmfb" if root else None
 
 
 def _compile_error(err: Exception, function: str) -> IRError:
@@ -207,17 +226,22 @@ def _compile_error(err: Exception, function: str) -> IRError:
 
 
 def _compile(text: str, function: str) -> bytes:
-    """The llvm-cpu VM flatbuffer for ``text``, cached by its SHA-256.
+    """The llvm-cpu VM flatbuffer for ``text``, cached by the SHA-256 of the text,
+    the flags and the compiler's version: in memory, and on disk too where
+    ``$COSTFUSE_REFERENCE_CACHE`` names a directory.
 
     The default embedded-ELF linker has no libm; when codegen leaves a libm
     call behind (``fmaxf`` for an f16 ``arith.maximumf`` reduction, seen in a
     torch TransformerEncoderLayer), we relink the same code with the system
     linker (:data:`SYSTEM_LINK_FLAGS`) rather than fail.
     """
-    key = hashlib.sha256(text.encode()).hexdigest()
+    key = hashlib.sha256("\n".join((_compiler_version(), *COMPILE_FLAGS, text)).encode()).hexdigest()
     if key in _VMFB_CACHE:
         _VMFB_CACHE.move_to_end(key)
         return _VMFB_CACHE[key]
+    on_disk = _disk_cached(key)
+    if on_disk is not None and on_disk.is_file():
+        return _remember(key, on_disk.read_bytes())
     import iree.compiler as compiler
 
     def compile_with(flags: tuple[str, ...]) -> bytes:
@@ -232,6 +256,16 @@ def _compile(text: str, function: str) -> bytes:
             vmfb = compile_with(COMPILE_FLAGS + SYSTEM_LINK_FLAGS)
     except compiler.CompilerToolError as err:
         raise _compile_error(err, function) from None
+    if on_disk is not None:
+        from costfuse.data.atomic import atomic_path
+
+        on_disk.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(on_disk) as tmp:
+            tmp.write_bytes(vmfb)
+    return _remember(key, vmfb)
+
+
+def _remember(key: str, vmfb: bytes) -> bytes:
     _VMFB_CACHE[key] = vmfb
     if len(_VMFB_CACHE) > _VMFB_CACHE_SIZE:
         _VMFB_CACHE.popitem(last=False)

@@ -222,12 +222,17 @@ def mutmut_exe() -> str:
 
 def run_stage(root: Path) -> int:
     """``nice -n 19 mutmut run --max-children 1`` in the stage (it tests every mutant without a verdict);
-    its output goes to ``mutmut.log``."""
+    its output goes to ``mutmut.log``.  Each mutant's tests run in a new process, so the IREE
+    reference modules the lowering tests compile are kept on disk, shared by all stages
+    (``costfuse.reference.DISK_CACHE_ENV``): compiling them is most of those tests' time."""
+    from costfuse.reference import DISK_CACHE_ENV
+
     cmd = ["nice", "-n", "19", mutmut_exe(), "run", "--max-children", "1"]
+    env = {**os.environ, DISK_CACHE_ENV: str(WORK / "reference_cache")}
     with open(root / "mutmut.log", "a") as log:
         log.write(f"\n# {datetime.datetime.now().isoformat(timespec='seconds')} {' '.join(cmd)}\n")
         log.flush()
-        return subprocess.run(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT).returncode
+        return subprocess.run(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
 
 
 def forget_verdicts(root: Path, stage: Stage, statuses: tuple[str, ...]) -> int:

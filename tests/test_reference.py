@@ -160,6 +160,29 @@ def test_compiled_modules_are_cached(monkeypatch):
     compare_outputs(first, second, rtol=0, atol=0)
 
 
+def test_compiled_modules_are_kept_on_disk_where_asked(monkeypatch, tmp_path):
+    """With ``$COSTFUSE_REFERENCE_CACHE`` set, a new process (an empty memory cache) reads the
+    module back instead of compiling it; another text still compiles."""
+    from collections import OrderedDict
+
+    import iree.compiler
+
+    from costfuse import reference
+
+    monkeypatch.setenv(reference.DISK_CACHE_ENV, str(tmp_path / "vmfb"))
+    text = chain_module("f32") + f"// {uuid.uuid4()}\n"
+    args = random_inputs(text, "main", 0)
+    first = run_mlir(text, "main", args)
+    assert len(list((tmp_path / "vmfb").glob("*.vmfb"))) == 1
+    monkeypatch.setattr(reference, "_VMFB_CACHE", OrderedDict())
+    real, calls = iree.compiler.compile_str, []
+    monkeypatch.setattr(iree.compiler, "compile_str", lambda *a, **k: calls.append(1) or real(*a, **k))
+    compare_outputs(first, run_mlir(text, "main", args), rtol=0, atol=0)
+    assert calls == []
+    run_mlir(text + "// another text\n", "main", args)
+    assert calls == [1] and len(list((tmp_path / "vmfb").glob("*.vmfb"))) == 2
+
+
 def test_wrong_arguments_are_rejected():
     text = chain_module("f32")
     a, b = random_inputs(text, "main", 0)
