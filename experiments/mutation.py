@@ -87,7 +87,7 @@ GROUP_TESTS = ("tests/test_kernel_shape.py", "tests/test_peer_models.py", "tests
 
 # Each lowering stage's own file of tests written for its survivors (by the part of data/lower*.py).
 LOWER_MUTANT_TESTS = {"reduction": ("tests/data/test_mutants_lower_reduction.py",),
-                      "body": ("tests/data/test_mutants_lower_body.py",)}
+                      "body": ("tests/data/test_mutants_lower_body.py",), "": ("tests/data/test_mutants_lower.py",)}
 
 # In priority order: the small core modules first, then the larger ones, fastest tests first.
 STAGES = (
