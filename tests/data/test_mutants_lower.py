@@ -4,10 +4,13 @@ testing): the module report's exact text and the per-generic configs of :func:`l
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
 from lowering_cases import elementwise, row_reduction
 
 from costfuse.data.launch_config import LaunchConfig
-from costfuse.data.lower import analyze, generics_of, lower_module
+from costfuse.data.interpret import run_interpreted
+from costfuse.data.lower import UnsupportedOp, analyze, generics_of, lower_generic, lower_module
 from costfuse.ir import parse_module
 
 
@@ -47,3 +50,95 @@ def test_config_for_sees_each_generic_and_picks_its_config():
     report = lower_module(module, config_for)
     assert seen == [analyze(g) for g in generics_of(module)]
     assert [k.config for _, k in report.kernels] == [LaunchConfig(2, 1, 1), LaunchConfig(2, 16, 1)]
+
+
+# ---------------------------------------------------------------------------
+# Refusals name the op and the operand
+
+
+def _captured_scalar(iterators: str) -> str:
+    """A generic whose body reads the function's scalar argument ``%s`` (not a constant)."""
+    import kernel_cases as kc
+
+    if iterators == "pr":
+        outs, body, rt = [("%e", (4,), "f32", "d0")], ["%r = arith.addf %s, %o0 : f32", "yield %r"], "tensor<4xf32>"
+    else:
+        outs, body, rt = [("%e", (4, 8), "f32", "d0, d1")], ["yield %s"], "tensor<4x8xf32>"
+    generic = kc.generic("%y", 2, iterators, [("%x", (4, 8), "f32", "d0, d1")], outs, body)
+    return (f"func.func @main(%x: tensor<4x8xf32>, %s: f32) -> {rt} {{\n  %e = tensor.empty() : {rt}\n"
+            + generic + f"  return %y : {rt}\n}}\n")
+
+
+@pytest.mark.parametrize("iterators", ["pp", "pr"], ids=["pointwise", "reduction"])
+def test_a_yielded_value_captured_from_a_function_argument_is_refused_at_the_yield(iterators):
+    module = parse_module(_captured_scalar(iterators))
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == (
+        "linalg.yield", "uses a value defined outside the body by a block argument; only scalar arith.constant "
+                        "values may be captured (and tensors gathered by tensor.extract)")
+
+
+def test_a_gather_from_a_dynamic_tensor_is_refused_naming_its_pointer():
+    import kernel_cases as kc
+
+    body = ["%i = linalg.index 0 : index", "%c1 = arith.constant 1 : index",
+            "%g = tensor.extract %x[%i, %c1] : tensor<?x8xf32>", "yield %g"]
+    generic = kc.generic("%y", 1, "p", [], [("%e", (4,), "f32", "d0")], body)
+    module = parse_module("func.func @main(%x: tensor<?x8xf32>) -> tensor<4xf32> {\n"
+                          "  %e = tensor.empty() : tensor<4xf32>\n" + generic + "  return %y : tensor<4xf32>\n}\n")
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == (
+        "linalg.generic", "operand in_ptr0 has dynamic shape tensor<?x8xf32>; shapes must be static")
+
+
+# ---------------------------------------------------------------------------
+# Indices, gathers, reductions
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (1, 4)])
+def test_linalg_index_of_dims_of_size_1_and_2(shape, tmp_path):
+    """``y[i, j] = 10 i + j``: a dim of size 1 has index 0 (no index tensor of its own); a dim of
+    size 2 has its own index."""
+    import kernel_cases as kc
+
+    body = ["%i = linalg.index 0 : index", "%j = linalg.index 1 : index", "%c10 = arith.constant 10 : index",
+            "%t = arith.muli %i, %c10 : index", "%s = arith.addi %t, %j : index",
+            "%n = arith.index_cast %s : index to i64", "%f = arith.sitofp %n : i64 to f32", "yield %f"]
+    generic = kc.generic("%y", 2, "pp", [], [("%e", shape, "f32", "d0, d1")], body)
+    rt = f"tensor<{shape[0]}x{shape[1]}xf32>"
+    module = parse_module(f"func.func @main() -> {rt} {{\n  %e = tensor.empty() : {rt}\n" + generic
+                          + f"  return %y : {rt}\n}}\n")
+    (g,) = generics_of(module)
+    (out,) = run_interpreted(lower_generic(g).source, [np.full(shape, np.nan, np.float32)], tmp_path)
+    i, j = np.indices(shape)
+    np.testing.assert_array_equal(out, (10 * i + j).astype(np.float32))
+
+
+def test_two_gathers_from_one_tensor_each_read_their_elements():
+    """``y[r] = x[r, 0] + x[r, 1]``: each gather reads one element per loop point (docs/groups.md),
+    so the two count twice; ``x`` itself is never loaded whole."""
+    import kernel_cases as kc
+
+    body = ["%i = linalg.index 0 : index", "%c0 = arith.constant 0 : index", "%c1 = arith.constant 1 : index",
+            "%g0 = tensor.extract %x[%i, %c0] : tensor<6x5xf32>", "%g1 = tensor.extract %x[%i, %c1] : tensor<6x5xf32>",
+            "%s = arith.addf %g0, %g1 : f32", "yield %s"]
+    generic = kc.generic("%y", 1, "p", [], [("%e", (6,), "f32", "d0")], body)
+    module = parse_module("func.func @main(%x: tensor<6x5xf32>) -> tensor<6xf32> {\n"
+                          "  %e = tensor.empty() : tensor<6xf32>\n" + generic + "  return %y : tensor<6xf32>\n}\n")
+    (g,) = generics_of(module)
+    assert lower_generic(g).hbm_bytes == 6 * 4 + 2 * 6 * 4
+
+
+def test_a_persistent_reduction_reduces_the_tile_and_widens_a_narrow_init():
+    """Persistent: one ``tl.reduce`` over the tile, no accumulator and no loop; the output's initial
+    value is loaded into the f32 accumulator type before it is combined (final_value's contract)."""
+    module = parse_module(row_reduction((4, 64), "bf16", "arith.maximumf"))
+    (g,) = generics_of(module)
+    source = lower_generic(g, LaunchConfig(2, 64, 1)).source
+    assert "acc" not in source and "for roffset" not in source
+    assert "red0 = tl.reduce(tl.where(xmask & rmask, t1.to(tl.float32), float(\"-inf\")), 1, _maximum_combine)" in source
+    assert "init0 = tl.load(out_ptr0 + (xindex), mask=xmask).to(tl.float32)\n" in source
