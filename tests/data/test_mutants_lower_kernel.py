@@ -117,8 +117,9 @@ def test_a_reduction_into_an_empty_tensor_it_reads_is_refused_naming_the_init():
     body = kc._empty("%z", (M,), "f32") + [kc.generic("%s", 2, "pr", [X], [("%z", (M,), "f32", "d0")],
                                                       ["%r = arith.addf %a0, %o0 : f32", "yield %r"])]
     err = _refusal(kc.kernel_function([("%x", (M, N), "f32")], [("%s", (M,), "f32")], body))
-    assert err.op == "tensor.empty"
-    assert err.reason.startswith("@k member 0 init 0 reads a tensor defined by tensor.empty, neither a function ")
+    assert (err.op, err.reason) == ("tensor.empty", "@k member 0 init 0 reads a tensor defined by tensor.empty, "
+                                    "neither a function argument nor a fill of a constant (a tensor.empty has no "
+                                    "values to read)")
 
 
 # The body of a kernel function computing y = exp(x), without its return.
@@ -286,3 +287,29 @@ def test_only_the_first_pass_reading_an_argument_takes_the_rowwise_members_load(
     kernel = lower_kernel(kernel_function(text), LOOPED)
     assert kernel.source.count("tl.load(in_ptr1") == 2
     assert kernel.hbm_bytes == shape_of(text).hbm_bytes("looped") == (2 * M * N + 2 * M + 2 * M) * 4
+
+
+def test_a_fill_read_by_a_looped_reduction_is_made_before_the_row_loop():
+    """``s[r] = sum_j (x[r, j] + 0.5)``: the fill's constant does not vary along the row, so the
+    looped kernel makes it once, before the loop."""
+    body = kc._fill("%h", (M, N), "f32", "0.5") + kc._fill("%z", (M,), "f32", "0.0") + [
+        kc.generic("%s", 2, "pr", [X, ("%h", (M, N), "f32", "d0, d1")], [("%z", (M,), "f32", "d0")],
+                   ["%p = arith.addf %a0, %a1 : f32", "%r = arith.addf %p, %o0 : f32", "yield %r"])]
+    source = lower_kernel(kernel_function(kc.kernel_function([("%x", (M, N), "f32")], [("%s", (M,), "f32")], body)),
+                          LOOPED).source
+    assert source.index("tl.full([1, 1], 0.5, tl.float32)") < source.index("for roffset")
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (1, 4)])
+def test_linalg_index_of_dims_of_size_1_and_2_in_a_kernel_function(shape, tmp_path):
+    """``z = (10 i + j) + x`` in two members: a dim of size 1 has index 0, a dim of size 2 its own index."""
+    idx = ["%i = linalg.index 0 : index", "%j = linalg.index 1 : index", "%c10 = arith.constant 10 : index",
+           "%t = arith.muli %i, %c10 : index", "%s = arith.addi %t, %j : index",
+           "%n = arith.index_cast %s : index to i64", "%f = arith.sitofp %n : i64 to f32", "yield %f"]
+    xs = ("%x", shape, "f32", "d0, d1")
+    body = kc._empty("%e1", shape, "f32") + [kc.generic("%y", 2, "pp", [], [("%e1", shape, "f32", "d0, d1")], idx)]
+    body += kc._empty("%e2", shape, "f32") + [
+        kc.generic("%z", 2, "pp", [("%y", shape, "f32", "d0, d1"), xs], [("%e2", shape, "f32", "d0, d1")],
+                   ["%r = arith.addf %a0, %a1 : f32", "yield %r"])]
+    func = kernel_function(kc.kernel_function([("%x", shape, "f32")], [("%z", shape, "f32")], body))
+    verify_kernel(func, KernelLaunch("pointwise", 8, 1, 1), kernel_dir=tmp_path)
