@@ -313,3 +313,17 @@ def test_linalg_index_of_dims_of_size_1_and_2_in_a_kernel_function(shape, tmp_pa
                    ["%r = arith.addf %a0, %a1 : f32", "yield %r"])]
     func = kernel_function(kc.kernel_function([("%x", shape, "f32")], [("%z", shape, "f32")], body))
     verify_kernel(func, KernelLaunch("pointwise", 8, 1, 1), kernel_dir=tmp_path)
+
+
+def test_the_index_of_a_size_1_dim_in_a_looped_reduction_is_made_before_the_row_loop(tmp_path):
+    """``s[r] = sum_j x[r, 0, j] + k`` with ``k`` the index of the size-1 dim: a constant 0, made once
+    before the row loop, not per chunk."""
+    x3 = ("%x", (M, 1, N), "f32", "d0, d1, d2")
+    body = kc._fill("%z", (M, 1), "f32", "0.0") + [
+        kc.generic("%s", 3, "ppr", [x3], [("%z", (M, 1), "f32", "d0, d1")],
+                   ["%k = linalg.index 1 : index", "%n = arith.index_cast %k : index to i64",
+                    "%f = arith.sitofp %n : i64 to f32", "%p = arith.addf %a0, %f : f32",
+                    "%r = arith.addf %p, %o0 : f32", "yield %r"])]
+    func = kernel_function(kc.kernel_function([("%x", (M, 1, N), "f32")], [("%s", (M, 1), "f32")], body))
+    source = verify_kernel(func, LOOPED, kernel_dir=tmp_path).source
+    assert source.index("tl.full([1, 1], 0, tl.int64)") < source.index("for roffset")
