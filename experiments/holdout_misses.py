@@ -33,12 +33,12 @@ sys.path.insert(0, str(HERE))
 from bench_report import add_report_arg, command_line, conditions, emit  # noqa: E402
 
 
-def worst_kind(model: Path, kinds: set[str]) -> str:
-    """The kind of ``kinds`` with the lowest held-out spill AUC in the bundle's metadata."""
-    metrics = json.loads((model / "metadata.json").read_text())["heads"]["spill"]["metrics"]
+def worst_kind(meta: dict, kinds: set[str], where: str) -> str:
+    """The kind of ``kinds`` with the lowest held-out spill AUC in the bundle's metadata ``meta`` (read from ``where``)."""
+    metrics = meta["heads"]["spill"]["metrics"]
     scores = {k: metrics[f"spill.holdout.{k}.auc"] for k in kinds if f"spill.holdout.{k}.auc" in metrics}
     if not scores:
-        raise SystemExit(f"{model}/metadata.json: no held-out spill AUC for any of {sorted(kinds)}")
+        raise SystemExit(f"{where}: no held-out spill AUC for any of {sorted(kinds)}")
     return min(scores, key=scores.get)
 
 
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     table = load_group_table([REPO / "data/sm90_v2", REPO / "data/sm90_v1"])
     fam = np.asarray(table.families)
     v2 = (table.rows["dataset_version"] == 2).to_numpy()
-    kind = args.kind or worst_kind(model, set(fam[v2]))
+    kind = args.kind or worst_kind(meta, set(fam[v2]), f"{model}/metadata.json")
     held = fam == kind
     if not (held & v2).any():
         raise SystemExit(f"--kind {kind}: no dataset-v2 rows of that kind")

@@ -69,13 +69,11 @@ def test_regs_error_same_feature_spread_reads_only_repeated_vectors():
     assert (n, spread) == (3, 10.0 / 3)
 
 
-def test_holdout_misses_picks_the_worst_held_out_kind_among_those_asked(tmp_path):
-    import json
-
+def test_holdout_misses_picks_the_worst_held_out_kind_among_those_asked():
     from experiments.holdout_misses import worst_kind
 
     metrics = {"spill.holdout.a.auc": 0.95, "spill.holdout.b.auc": 0.90, "spill.holdout.c.auc": 0.80}
-    (tmp_path / "metadata.json").write_text(json.dumps({"heads": {"spill": {"metrics": metrics}}}))
-    assert worst_kind(tmp_path, {"a", "b"}) == "b"           # c is not a v2 kind here
-    with pytest.raises(SystemExit, match="metadata.json: no held-out spill AUC for any of"):
-        worst_kind(tmp_path, {"z"})
+    meta = {"heads": {"spill": {"metrics": metrics}}}
+    assert worst_kind(meta, {"a", "b"}, "m/metadata.json") == "b"           # c is not a v2 kind here
+    with pytest.raises(SystemExit, match="m/metadata.json: no held-out spill AUC for any of"):
+        worst_kind(meta, {"z"}, "m/metadata.json")
