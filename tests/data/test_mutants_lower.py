@@ -142,3 +142,45 @@ def test_a_persistent_reduction_reduces_the_tile_and_widens_a_narrow_init():
     assert "acc" not in source and "for roffset" not in source
     assert "red0 = tl.reduce(tl.where(xmask & rmask, t1.to(tl.float32), float(\"-inf\")), 1, _maximum_combine)" in source
     assert "init0 = tl.load(out_ptr0 + (xindex), mask=xmask).to(tl.float32)\n" in source
+
+
+# ---------------------------------------------------------------------------
+# The reference wrapper (what IREE runs to check the kernel)
+
+
+def _capturing(outside: list[str], body: list[str], args: str = "%x: tensor<8xf32>") -> str:
+    import kernel_cases as kc
+
+    generic = kc.generic("%y", 1, "p", [("%x", (8,), "f32", "d0")], [("%e", (8,), "f32", "d0")], body)
+    return (f"func.func @main({args}) -> tensor<8xf32> {{\n" + "".join(f"  {ln}\n" for ln in outside)
+            + "  %e = tensor.empty() : tensor<8xf32>\n" + generic + "  return %y : tensor<8xf32>\n}\n")
+
+
+def test_the_reference_clones_each_captured_constant_once_however_it_is_read(tmp_path):
+    """``y = x * 2 + (2 + 3)``: the second op reads the already-captured 2 first, then 3 for the first
+    time; both constants are cloned into the reference function, which runs."""
+    from costfuse.data.lower import generic_as_function
+    from costfuse.data.verify import verify_generic
+
+    text = _capturing(["%c2 = arith.constant 2.0 : f32", "%c3 = arith.constant 3.0 : f32"],
+                      ["%m = arith.mulf %a0, %c2 : f32", "%k = arith.addf %c2, %c3 : f32",
+                       "%r = arith.addf %m, %k : f32", "yield %r"])
+    module = parse_module(text)
+    (g,) = generics_of(module)
+    wrapper = generic_as_function(g)
+    assert wrapper.count("arith.constant 2.000000e+00 : f32") == 1
+    assert wrapper.count("arith.constant 3.000000e+00 : f32") == 1
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    verify_generic(g, kernel_dir=tmp_path, args=[x, np.zeros(8, np.float32)])
+
+
+def test_the_reference_refuses_a_captured_value_that_is_not_a_constant():
+    from costfuse.data.lower import generic_as_function
+
+    text = _capturing(["%t = arith.addf %s, %s : f32"], ["%r = arith.addf %a0, %t : f32", "yield %r"],
+                      args="%x: tensor<8xf32>, %s: f32")
+    module = parse_module(text)
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        generic_as_function(g)
+    assert (err.value.op, err.value.reason) == ("arith.addf", "generic body captures a non-constant value")

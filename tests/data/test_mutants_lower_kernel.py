@@ -12,6 +12,7 @@ generated source and the :class:`UnsupportedOp` raised, without running anything
 from __future__ import annotations
 
 import kernel_cases as kc
+import numpy as np
 import pytest
 from test_lower_kernel import KERNELS, kernel_function, shape_of
 
@@ -327,3 +328,36 @@ def test_the_index_of_a_size_1_dim_in_a_looped_reduction_is_made_before_the_row_
     func = kernel_function(kc.kernel_function([("%x", (M, 1, N), "f32")], [("%s", (M, 1), "f32")], body))
     source = verify_kernel(func, LOOPED, kernel_dir=tmp_path).source
     assert source.index("tl.full([1, 1], 0, tl.int64)") < source.index("for roffset")
+
+
+# ---------------------------------------------------------------------------
+# What each member's body emitter is given
+
+
+def test_a_members_helper_and_notes_reach_the_kernel(tmp_path):
+    """A member calling a helper (``math.log1p`` -> ``_log1p``) gets it defined in the kernel file, and
+    a member's dropped ``cf.assert`` is noted on the kernel."""
+    body = kc._empty("%e1", (M, 1), "f32")
+    body.append(f"  %cn = arith.constant {N} : index\n  %c0i = arith.constant 0 : i64\n")
+    body.append(kc.generic("%picked", 2, "pp", [("%label", (M, 1), "i64", "d0, d1")], [("%e1", (M, 1), "f32", "d0, d1")],
+                           kc.gather_body("%x", (M, N), "f32") + ["yield %g"]))
+    body.append(kc.generic("%y", 2, "pp", [("%picked", (M, 1), "f32", "d0, d1")], [("%e1", (M, 1), "f32", "d0, d1")],
+                           ["%r = math.log1p %a0 : f32", "yield %r"]))
+    func = kernel_function(kc.kernel_function([("%x", (M, N), "f32"), ("%label", (M, 1), "i64")],
+                                              [("%y", (M, 1), "f32")], body))
+    x = np.random.default_rng(3).uniform(0.0, 2.0, (M, N)).astype(np.float32)
+    label = np.arange(M, dtype=np.int64).reshape(M, 1)
+    kernel = verify_kernel(func, KernelLaunch("pointwise", 8, 1, 1), kernel_dir=tmp_path,
+                           args=[x, label])
+    assert "def _log1p(x):" in kernel.source
+    assert "cf.assert in the body was dropped (it guards, it computes nothing)" in kernel.notes
+
+
+def test_a_body_constant_in_a_row_kernel_is_a_tile_of_rank_2():
+    """Row kernels compute on [XBLOCK, RBLOCK] tiles: a constant in a member's body is a [1, 1] tile."""
+    body = kc._fill("%z", (M,), "f32", "0.0") + [
+        kc.generic("%s", 2, "pr", [X], [("%z", (M,), "f32", "d0")],
+                   ["%c = arith.constant 1.5 : f32", "%p = arith.mulf %a0, %c : f32",
+                    "%r = arith.addf %p, %o0 : f32", "yield %r"])]
+    func = kernel_function(kc.kernel_function([("%x", (M, N), "f32")], [("%s", (M,), "f32")], body))
+    assert "tl.full([1, 1], 1.5, tl.float32)" in lower_kernel(func, LOOPED).source
