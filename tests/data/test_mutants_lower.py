@@ -184,3 +184,59 @@ def test_the_reference_refuses_a_captured_value_that_is_not_a_constant():
     with pytest.raises(UnsupportedOp) as err:
         generic_as_function(g)
     assert (err.value.op, err.value.reason) == ("arith.addf", "generic body captures a non-constant value")
+
+
+def test_the_reference_refuses_a_body_reading_a_function_argument():
+    from costfuse.data.lower import generic_as_function
+
+    text = _capturing([], ["%r = arith.addf %a0, %s : f32", "yield %r"], args="%x: tensor<8xf32>, %s: f32")
+    module = parse_module(text)
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        generic_as_function(g)
+    assert (err.value.op, err.value.reason) == ("arith.addf", "generic body captures a function argument")
+
+
+# ---------------------------------------------------------------------------
+# Outputs, constants and bytes of reductions
+
+
+@pytest.mark.parametrize("iterators, out_map, reason", [
+    ("pp", "d0, d0", "out_ptr0 map repeats a dim; outputs must be projected permutations"),
+    ("pr", "d1, d0", "out_ptr0 map uses reduction dims; outputs index parallel dims only"),
+])
+def test_an_output_map_that_is_no_projected_permutation_of_parallel_dims_is_refused(iterators, out_map, reason):
+    import kernel_cases as kc
+
+    generic = kc.generic("%y", 2, iterators, [("%x", (4, 4), "f32", "d0, d1")], [("%e", (4, 4), "f32", out_map)],
+                         ["yield %a0"])
+    module = parse_module("func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+                          "  %e = tensor.empty() : tensor<4x4xf32>\n" + generic + "  return %y : tensor<4x4xf32>\n}\n")
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == ("linalg.generic", reason)
+
+
+def test_a_body_constant_in_a_reduction_is_a_tile_of_rank_2():
+    """A reduction computes on [XBLOCK, RBLOCK] tiles: its body constants are [1, 1] tiles."""
+    module = parse_module(row_reduction((4, 64), "f32", "arith.addf",
+                                        ["%c = arith.constant 1.5 : f32", "%v = arith.mulf %a0, %c : f32"]))
+    (g,) = generics_of(module)
+    assert "tl.full([1, 1], 1.5, tl.float32)" in lower_generic(g, LaunchConfig(2, 64, 1)).source
+
+
+def test_a_reduction_with_two_outputs_reads_both_inits_and_writes_both():
+    """Max and arg-max of 4 rows of 64 f32: x, then each output read (its initial value) and written."""
+    import kernel_cases as kc
+
+    body = ["%i = linalg.index 1 : index", "%ii = arith.index_cast %i : index to i64",
+            "%gt = arith.cmpf ogt, %a0, %o0 : f32", "%m = arith.maximumf %a0, %o0 : f32",
+            "%k = arith.select %gt, %ii, %o1 : i64", "yield %m, %k"]
+    generic = kc.generic("%y:2", 2, "pr", [("%x", (4, 64), "f32", "d0, d1")],
+                         [("%v", (4,), "f32", "d0"), ("%n", (4,), "i64", "d0")], body)
+    module = parse_module("func.func @main(%x: tensor<4x64xf32>, %v: tensor<4xf32>, %n: tensor<4xi64>) "
+                          "-> (tensor<4xf32>, tensor<4xi64>) {\n" + generic
+                          + "  return %y#0, %y#1 : tensor<4xf32>, tensor<4xi64>\n}\n")
+    (g,) = generics_of(module)
+    assert lower_generic(g).hbm_bytes == 4 * 64 * 4 + 2 * (4 * 4 + 4 * 8)

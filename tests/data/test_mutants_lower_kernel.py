@@ -361,3 +361,42 @@ def test_a_body_constant_in_a_row_kernel_is_a_tile_of_rank_2():
                     "%r = arith.addf %p, %o0 : f32", "yield %r"])]
     func = kernel_function(kc.kernel_function([("%x", (M, N), "f32")], [("%s", (M,), "f32")], body))
     assert "tl.full([1, 1], 1.5, tl.float32)" in lower_kernel(func, LOOPED).source
+
+
+# ---------------------------------------------------------------------------
+# What is not a kernel function, exactly
+
+
+def test_a_kernel_function_holding_another_op_is_refused_naming_it():
+    from costfuse.data.lower_kernel import _CLONED
+
+    body = ["  %c1 = arith.constant 1.0 : f32\n", "  %two = arith.addf %c1, %c1 : f32\n", *EXP_OF_X]
+    err = _refusal(kc.kernel_function([("%x", (M, N), "f32")], [("%y", (M, N), "f32")], body))
+    assert (err.op, err.reason) == ("arith.addf", "@k: a kernel function holds only generics and their cloned "
+                                                  f"inits and constants ({', '.join(_CLONED)})")
+
+
+def test_a_kernel_function_without_a_generic_is_refused():
+    err = _refusal(kc.kernel_function([("%x", (M, N), "f32")], [("%x", (M, N), "f32")], []))
+    assert (err.op, err.reason) == ("func.func", "@k: a kernel function without a linalg.generic")
+
+
+def test_members_that_cannot_share_a_row_kernel_are_refused_with_the_reason():
+    """Two members over different loops are no one kernel: the refusal carries analyze_kernel's reason."""
+    half = ("%w", (M, N // 2), "f32", "d0, d1")
+    body = kc._empty("%e1", (M, N), "f32") + [kc.generic("%y", 2, "pp", [X], [("%e1", (M, N), "f32", "d0, d1")],
+                                                         ["%r = math.exp %a0 : f32", "yield %r"])]
+    body += kc._empty("%e2", (M, N // 2), "f32") + [
+        kc.generic("%z", 2, "pp", [half], [("%e2", (M, N // 2), "f32", "d0, d1")], ["%r = math.exp %a0 : f32", "yield %r"])]
+    text = kc.kernel_function([("%x", (M, N), "f32"), ("%w", (M, N // 2), "f32")],
+                              [("%y", (M, N), "f32"), ("%z", (M, N // 2), "f32")], body)
+    err = _refusal(text)
+    assert (err.op, err.reason) == ("func.func", f"@k: members have different loop extents [({M}, {N // 2}), ({M}, {N})]")
+
+
+def test_a_pointwise_launch_of_a_row_kernel_is_refused_naming_the_launch():
+    launch = KernelLaunch("pointwise", 128, 1, 2)
+    with pytest.raises(ValueError) as err:
+        lower_kernel(kernel_function(KERNELS["softmax"]), launch)
+    assert str(err.value) == ("@k: costfuse.launch pointwise x128 r1 w2 is pointwise, but the kernel has "
+                              "reductions or per-row members")
