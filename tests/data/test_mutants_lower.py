@@ -240,3 +240,23 @@ def test_a_reduction_with_two_outputs_reads_both_inits_and_writes_both():
                           + "  return %y#0, %y#1 : tensor<4xf32>, tensor<4xi64>\n}\n")
     (g,) = generics_of(module)
     assert lower_generic(g).hbm_bytes == 4 * 64 * 4 + 2 * (4 * 4 + 4 * 8)
+
+
+def test_the_default_config_is_the_heuristic_for_the_generics_own_sizes():
+    """A reduction gets ``heuristic_config(rows, row length)``; a pointwise generic ``(elements, 1)``."""
+    from costfuse.data.launch_config import heuristic_config
+
+    module = parse_module(row_reduction((4, 64), "f32", "arith.addf"))
+    (g,) = generics_of(module)
+    assert heuristic_config(4, 64) != heuristic_config(4, 1)
+    assert lower_generic(g).config == heuristic_config(4, 64)
+    module = parse_module(elementwise((4, 64), "f32", ["%y = math.exp %a0 : f32", "yield %y"]))
+    (g,) = generics_of(module)
+    assert lower_generic(g).config == heuristic_config(256, 1)
+
+
+def test_body_ops_counts_the_ops_but_the_yield():
+    module = parse_module(elementwise((8,), "f32", ["%e = math.exp %a0 : f32", "%y = arith.addf %e, %a0 : f32",
+                                                    "yield %y"]))
+    (g,) = generics_of(module)
+    assert lower_generic(g).body_ops == 2
