@@ -260,3 +260,22 @@ def test_body_ops_counts_the_ops_but_the_yield():
                                                     "yield %y"]))
     (g,) = generics_of(module)
     assert lower_generic(g).body_ops == 2
+
+
+@pytest.mark.parametrize("case, config, mode", [
+    ("pointwise", None, "pointwise"),
+    ("reduction", LaunchConfig(2, 64, 1), "persistent"),
+    ("reduction", LaunchConfig(2, 16, 1), "looped"),
+])
+def test_a_lowered_generic_describes_itself(case, config, mode):
+    """Mode, kind, sizes, outputs and IR of the kernel, as the dataset rows and the compile step read them."""
+    if case == "pointwise":
+        text, sizes = elementwise((4, 64), "f32", ["%y = math.exp %a0 : f32", "yield %y"]), (256, 1)
+    else:
+        text, sizes = row_reduction((4, 64), "f32", "arith.addf"), (4, 64)
+    module = parse_module(text)
+    (g,) = generics_of(module)
+    kernel, info = lower_generic(g, config), analyze(g)
+    assert (kernel.mode, kernel.reduction, (kernel.xnumel, kernel.rnumel)) == (mode, case == "reduction", sizes)
+    assert kernel.outputs == info.outputs and [a.name for a in kernel.outputs] == ["out_ptr0"]
+    assert kernel.ir == info.ir and kernel.ir.lstrip().startswith("%") and "linalg.generic" in kernel.ir
