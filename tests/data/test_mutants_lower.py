@@ -279,3 +279,5 @@ def test_a_lowered_generic_describes_itself(case, config, mode):
     assert (kernel.mode, kernel.reduction, (kernel.xnumel, kernel.rnumel)) == (mode, case == "reduction", sizes)
     assert kernel.outputs == info.outputs and [a.name for a in kernel.outputs] == ["out_ptr0"]
     assert kernel.ir == info.ir and kernel.ir.lstrip().startswith("%") and "linalg.generic" in kernel.ir
+    # f32 x read once, the output written (a reduction also reads its init): docs/groups.md
+    assert kernel.hbm_bytes == (256 * 4 * 2 if case == "pointwise" else 256 * 4 + 2 * 4 * 4)
