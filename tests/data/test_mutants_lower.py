@@ -281,3 +281,29 @@ def test_a_lowered_generic_describes_itself(case, config, mode):
     assert kernel.ir == info.ir and kernel.ir.lstrip().startswith("%") and "linalg.generic" in kernel.ir
     # f32 x read once, the output written (a reduction also reads its init): docs/groups.md
     assert kernel.hbm_bytes == (256 * 4 * 2 if case == "pointwise" else 256 * 4 + 2 * 4 * 4)
+
+
+def test_a_generic_without_outputs_is_refused():
+    module = parse_module("func.func @main(%x: tensor<4xf32>) {\n"
+                          "  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]}"
+                          " ins(%x : tensor<4xf32>) {\n  ^bb0(%a: f32):\n    linalg.yield\n  }\n  return\n}\n")
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        analyze(g)
+    assert (err.value.op, err.value.reason) == ("linalg.generic", "has no outputs")
+
+
+def test_a_loop_dim_sized_only_after_a_constant_index_of_a_map(tmp_path):
+    """``s[r] = sum_j b[0, j]``: ``b``'s map is ``(0, d1)``, the only operand that sizes ``d1``; the
+    constant index before it does not end the reading of that map."""
+    import kernel_cases as kc
+    from costfuse.data.verify import verify_generic
+
+    generic = kc.generic("%s", 2, "pr", [("%b", (1, 8), "f32", "0, d1")], [("%z", (4,), "f32", "d0")],
+                         ["%r = arith.addf %a0, %o0 : f32", "yield %r"])
+    module = parse_module("func.func @main(%b: tensor<1x8xf32>, %z: tensor<4xf32>) -> tensor<4xf32> {\n" + generic
+                          + "  return %s : tensor<4xf32>\n}\n")
+    (g,) = generics_of(module)
+    assert analyze(g).extents == (4, 8)
+    b = np.arange(8, dtype=np.float32).reshape(1, 8)
+    verify_generic(g, kernel_dir=tmp_path, args=[b, np.ones(4, np.float32)])
