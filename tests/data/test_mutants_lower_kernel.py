@@ -431,3 +431,11 @@ def test_a_function_that_is_no_row_kernel_is_lowered_by_v1_at_the_launch_asked()
     assert lower_kernel(func, KernelLaunch("persistent", 16, 8, 4)).config == LaunchConfig(16, 8, 4)
     assert heuristic_config(40, 6) != LaunchConfig(16, 8, 4)
     assert lower_kernel(func).config == heuristic_config(40, 6)     # no launch: v1's heuristic
+
+
+def test_body_ops_counts_every_members_ops_but_their_yields():
+    body = EXP_OF_X + kc._empty("%e2", (M, N), "f32") + [
+        kc.generic("%z", 2, "pp", [("%y", (M, N), "f32", "d0, d1"), X], [("%e2", (M, N), "f32", "d0, d1")],
+                   ["%s = arith.addf %a0, %a1 : f32", "%r = arith.mulf %s, %s : f32", "yield %r"])]
+    func = kernel_function(kc.kernel_function([("%x", (M, N), "f32")], [("%z", (M, N), "f32")], body))
+    assert lower_kernel(func, KernelLaunch("pointwise", 256, 1, 2)).body_ops == 3
