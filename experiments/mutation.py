@@ -270,6 +270,14 @@ def _status_names() -> dict:
     return status_by_exit_code
 
 
+def status_of(code: int | None, names: dict) -> str:
+    """mutmut's name for a test run's exit code; a signal it does not name (SIGABRT: -6) crashed the
+    test process, which fails the run as a segfault does (mutmut would call it 'suspicious')."""
+    if code is not None and code < 0 and code not in names:
+        return "crashed"
+    return names[code]
+
+
 def _mutated_line(root: Path, installed: str, name: str) -> str:
     """The mutant's '+' lines of mutmut's diff, joined: what the report and the equivalence list quote."""
     from mutmut.mutation.diff_apply import get_diff_for_mutant
@@ -304,14 +312,14 @@ def collect(stage: Stage, work: Path = WORK, lines: bool = True, kept: dict | No
         meta = _meta_path(stage, f, work)
         if meta.exists():
             codes = json.loads(meta.read_text())["exit_code_by_key"]
-            res = FileResult(f, {k: statuses[v] for k, v in codes.items()})
+            res = FileResult(f, {k: status_of(v, statuses) for k, v in codes.items()})
             for name, status in res.status.items():
-                if lines and status not in ("killed", "timeout", "not checked"):
+                if lines and status not in ("killed", "timeout", "crashed", "not checked"):
                     res.line[name] = _mutated_line(root, installed_path(f), name)
         elif kept and f in kept:
             prefix = _module(f) + "."
             codes = _exit_codes(kept[f], prefix)
-            res = FileResult(f, {k: statuses[v] for k, v in codes.items()},
+            res = FileResult(f, {k: status_of(v, statuses) for k, v in codes.items()},
                              {prefix + n: line for n, line in kept[f]["lines"].items()} if lines else {})
         else:
             continue
@@ -502,7 +510,7 @@ def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], 
         f"Written {datetime.date.today().isoformat()}; a periodic check, not part of CI. "
         "Rerun the same command to resume or refresh; README's Development section says more.", "",
         "Score = (killed + timed out + crashed) / (mutants - equivalent): a mutant that hangs its tests or "
-        "crashes the test process (a segfault in the MLIR bindings) fails a test run too. Goal: >= 85% in each "
+        "crashes the test process (a segfault in the MLIR bindings, an abort) fails a test run too. Goal: >= 85% in each "
         "module. 'no tests': no selected test calls the function. "
         "mutmut mutates function bodies only (not module-level constants or decorated functions).", "",
         "| module | tests | mutants | " + " | ".join(COLUMNS) + " | score |",
@@ -531,7 +539,7 @@ def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], 
                          + f" | {score_text(counts)} |")
             eq = [n for n, st in status.items() if st == "equivalent"]
             left = [n for n, st in status.items()
-                    if st not in ("killed", "timeout", "segfault", "equivalent", "not checked")]
+                    if st not in ("killed", "timeout", "segfault", "crashed", "equivalent", "not checked")]
             if eq or left:
                 details += ["", f"### `{f}`"]
             if eq:

@@ -109,6 +109,12 @@ def test_score_excludes_equivalent_and_counts_stale_as_survived():
     assert mut.score_text(counts + Counter({"not checked": 3})) == "60.0% so far"
 
 
+def test_a_signal_mutmut_does_not_name_is_a_crash():
+    names = {1: "killed", 0: "survived", -24: "timeout", -11: "segfault", None: "not checked"}
+    assert [mut.status_of(c, names) for c in (1, 0, -24, -11, -6, None)] == [
+        "killed", "survived", "timeout", "segfault", "crashed", "not checked"]
+
+
 def test_equivalence_list_entries_need_line_and_reason(tmp_path):
     path = tmp_path / "eq.toml"
     path.write_text('["costfuse.graph.x_f__mutmut_1"]\nline = "x"\n')
