@@ -307,3 +307,23 @@ def test_a_loop_dim_sized_only_after_a_constant_index_of_a_map(tmp_path):
     assert analyze(g).extents == (4, 8)
     b = np.arange(8, dtype=np.float32).reshape(1, 8)
     verify_generic(g, kernel_dir=tmp_path, args=[b, np.ones(4, np.float32)])
+
+
+def test_two_gathered_tensors_take_the_pointers_after_the_inputs_in_first_use_order(tmp_path):
+    """``y[r] = w[r] * a[r, 1] + b[r, 0]``: ``w`` is in_ptr0, then ``a`` in_ptr1 and ``b`` in_ptr2."""
+    import kernel_cases as kc
+    from costfuse.data.verify import verify_generic
+
+    body = ["%i = linalg.index 0 : index", "%c0 = arith.constant 0 : index", "%c1 = arith.constant 1 : index",
+            "%ga = tensor.extract %a[%i, %c1] : tensor<6x3xf32>", "%gb = tensor.extract %b[%i, %c0] : tensor<6x2xf32>",
+            "%m = arith.mulf %a0, %ga : f32", "%s = arith.addf %m, %gb : f32", "yield %s"]
+    generic = kc.generic("%y", 1, "p", [("%w", (6,), "f32", "d0")], [("%e", (6,), "f32", "d0")], body)
+    module = parse_module("func.func @main(%w: tensor<6xf32>, %a: tensor<6x3xf32>, %b: tensor<6x2xf32>) "
+                          "-> tensor<6xf32> {\n  %e = tensor.empty() : tensor<6xf32>\n" + generic
+                          + "  return %y : tensor<6xf32>\n}\n")
+    (g,) = generics_of(module)
+    kernel = lower_generic(g)
+    assert [(a.name, a.shape) for a in kernel.inputs] == [("in_ptr0", (6,)), ("in_ptr1", (6, 3)), ("in_ptr2", (6, 2))]
+    rng = np.random.default_rng(4)
+    args = [rng.standard_normal(s).astype(np.float32) for s in ((6,), (6, 3), (6, 2))] + [np.zeros(6, np.float32)]
+    verify_generic(g, kernel_dir=tmp_path, args=args)
