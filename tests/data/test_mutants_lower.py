@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from lowering_cases import elementwise, row_reduction
+from lowering_cases import elementwise, row_reduction, tensor
 
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.data.interpret import run_interpreted
@@ -204,14 +204,19 @@ def test_the_reference_refuses_a_body_reading_a_function_argument():
 @pytest.mark.parametrize("iterators, out_map, reason", [
     ("pp", "d0, d0", "out_ptr0 map repeats a dim; outputs must be projected permutations"),
     ("pr", "d1, d0", "out_ptr0 map uses reduction dims; outputs index parallel dims only"),
+    ("ppp", "d0", "out_ptr0 map omits parallel dims d1, d2 (writes would race)"),
 ])
 def test_an_output_map_that_is_no_projected_permutation_of_parallel_dims_is_refused(iterators, out_map, reason):
     import kernel_cases as kc
 
-    generic = kc.generic("%y", 2, iterators, [("%x", (4, 4), "f32", "d0, d1")], [("%e", (4, 4), "f32", out_map)],
+    n = len(iterators)
+    x_shape, out_shape = (4,) * n, (4,) * len(out_map.split(","))
+    x_map = ", ".join(f"d{d}" for d in range(n))
+    generic = kc.generic("%y", n, iterators, [("%x", x_shape, "f32", x_map)], [("%e", out_shape, "f32", out_map)],
                          ["yield %a0"])
-    module = parse_module("func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
-                          "  %e = tensor.empty() : tensor<4x4xf32>\n" + generic + "  return %y : tensor<4x4xf32>\n}\n")
+    x_t, out_t = tensor(x_shape, "f32"), tensor(out_shape, "f32")
+    module = parse_module(f"func.func @main(%x: {x_t}) -> {out_t} {{\n  %e = tensor.empty() : {out_t}\n" + generic
+                          + f"  return %y : {out_t}\n}}\n")
     (g,) = generics_of(module)
     with pytest.raises(UnsupportedOp) as err:
         lower_generic(g)
