@@ -438,4 +438,18 @@ def test_body_ops_counts_every_members_ops_but_their_yields():
         kc.generic("%z", 2, "pp", [("%y", (M, N), "f32", "d0, d1"), X], [("%e2", (M, N), "f32", "d0, d1")],
                    ["%s = arith.addf %a0, %a1 : f32", "%r = arith.mulf %s, %s : f32", "yield %r"])]
     func = kernel_function(kc.kernel_function([("%x", (M, N), "f32")], [("%z", (M, N), "f32")], body))
-    assert lower_kernel(func, KernelLaunch("pointwise", 256, 1, 2)).body_ops == 3
+    kernel = lower_kernel(func, KernelLaunch("pointwise", 256, 1, 2))
+    assert kernel.body_ops == 3 and kernel.ir == str(func) and kernel.ir.startswith("func.func private @k(")
+
+
+def test_only_func_ops_are_kernel_functions_and_only_those_marked():
+    from costfuse.data.lower_kernel import kernel_functions, kernel_members
+    from costfuse.ir import parse_module
+
+    plain = kc.kernel_function([("%x", (M, N), "f32")], [("%y", (M, N), "f32")], EXP_OF_X, name="plain")
+    module = parse_module(KERNELS["softmax"] + plain.replace(" attributes {costfuse.kernel}", ""))
+    assert [str(f.attributes["sym_name"]) for f in kernel_functions(module)] == ['"k"']
+    (member,) = kernel_members(kernel_functions(module)[0])[:1]
+    with pytest.raises(UnsupportedOp) as err:
+        lower_kernel(member)
+    assert (err.value.op, err.value.reason) == ("linalg.generic", "only func.func kernel functions are lowered")
