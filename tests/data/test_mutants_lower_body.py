@@ -401,3 +401,48 @@ def test_a_narrow_constant_is_built_in_f32_and_given_its_own_type(t, triton):
 
     assert constant_expr(0.5, t, "[1]") == f"tl.full([1], 0.5, tl.float32).to({triton})"
     assert constant_expr(0.5, "f64", "[1, 1]") == "tl.full([1, 1], 0.5, tl.float64)"
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_a_narrow_float_chain_rounds_after_each_op(dtype, kdir):
+    """``y = (a + b) * c``: bf16 computes each op in f32 and rounds back, f16 computes in f16; either
+    way the sum is rounded to the narrow type before the product reads it, as IREE computes it."""
+    import ml_dtypes
+    from lowering_cases import elementwise
+
+    np_type = ml_dtypes.bfloat16 if dtype == "bf16" else np.float16
+    text = elementwise((4, 16), dtype, [f"%s = arith.addf %a0, %a1 : {dtype}", f"%y = arith.mulf %s, %a2 : {dtype}",
+                                        "yield %y"], n_inputs=3)
+    module = parse_module(text)
+    (g,) = generics_of(module)
+    rng = np.random.default_rng(11)
+    a, b, c = (rng.uniform(0.5, 4.0, (4, 16)).astype(np_type) for _ in range(3))
+    (out,) = run_interpreted(lower_generic(g).source, [a, b, c, np.zeros_like(a)], kdir)
+
+    def rounded(x):
+        return np.asarray(x, np.float32).astype(np_type).astype(np.float32)
+
+    f = [x.astype(np.float32) for x in (a, b, c)]
+    np.testing.assert_array_equal(out.astype(np.float32), rounded(rounded(f[0] + f[1]) * f[2]))
+    assert not np.array_equal(rounded((f[0] + f[1]) * f[2]), rounded(rounded(f[0] + f[1]) * f[2]))
+
+
+def test_a_fill_of_a_vector_constant_is_no_scalar():
+    from costfuse.data.lower_body import scalar_value
+
+    module = parse_module("func.func @main() -> vector<4xf32> {\n  %v = arith.constant dense<1.0> : vector<4xf32>\n"
+                          "  return %v : vector<4xf32>\n}\n")
+    func = module.body.operations[0]
+    const = func.regions[0].blocks[0].operations[0]
+    with pytest.raises(UnsupportedOp) as err:
+        scalar_value(const.attributes["value"], "linalg.fill", "@k init 0: fill constant")
+    assert (err.value.op, err.value.reason) == (
+        "linalg.fill", "@k init 0: fill constant dense<1.000000e+00> : vector<4xf32> is not a scalar float, integer or bool")
+
+
+def test_an_i1_constant_is_0_or_1_whatever_integer_carries_it():
+    """MLIR may carry an i1 true as the integer -1 (its two's complement); Triton's int1 wants 1."""
+    from costfuse.data.lower_body import constant_expr
+
+    assert [constant_expr(v, "i1", "[1]") for v in (-1, True, 0)] == [
+        "tl.full([1], 1, tl.int1)", "tl.full([1], 1, tl.int1)", "tl.full([1], 0, tl.int1)"]
