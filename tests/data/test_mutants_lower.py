@@ -332,3 +332,34 @@ def test_two_gathered_tensors_take_the_pointers_after_the_inputs_in_first_use_or
     rng = np.random.default_rng(4)
     args = [rng.standard_normal(s).astype(np.float32) for s in ((6,), (6, 3), (6, 2))] + [np.zeros(6, np.float32)]
     verify_generic(g, kernel_dir=tmp_path, args=args)
+
+
+def test_loads_in_a_looped_reduction_masked_and_placed_by_what_they_vary_with():
+    """``s[r] = sum_j x[r, j] * b[0]``: x varies along the row, so its load is in the loop and masked by
+    both masks (no read past a row); the constant-offset ``b[0]`` is loaded once, before the loop.
+    Bytes are whole numbers."""
+    import kernel_cases as kc
+
+    generic = kc.generic("%s", 2, "pr", [("%x", (4, 40), "f32", "d0, d1"), ("%b", (1,), "f32", "0")],
+                         [("%z", (4,), "f32", "d0")],
+                         ["%p = arith.mulf %a0, %a1 : f32", "%r = arith.addf %p, %o0 : f32", "yield %r"])
+    module = parse_module("func.func @main(%x: tensor<4x40xf32>, %b: tensor<1xf32>, %z: tensor<4xf32>) "
+                          "-> tensor<4xf32> {\n" + generic + "  return %s : tensor<4xf32>\n}\n")
+    (g,) = generics_of(module)
+    kernel = lower_generic(g, LaunchConfig(2, 16, 1))
+    source, loop = kernel.source, kernel.source.index("for roffset")
+    assert source.index("tl.broadcast_to(tl.load(in_ptr1 + (0)), [1, 1])") < loop
+    assert "tl.load(in_ptr0 + (40 * xindex + rindex), mask=xmask & rmask)" in source[loop:]
+    assert type(kernel.hbm_bytes) is int and kernel.hbm_bytes == 4 * 40 * 4 + 4 + 2 * 4 * 4
+
+
+def test_a_named_linalg_op_is_refused():
+    module = parse_module("func.func @main(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+                          "  %e = tensor.empty() : tensor<4x4xf32>\n"
+                          "  %m = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) "
+                          "outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>\n  return %m : tensor<4x4xf32>\n}\n")
+    matmul = module.body.operations[0].regions[0].blocks[0].operations[1]
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(matmul)
+    assert (err.value.op, err.value.reason) == (
+        "linalg.matmul", "only linalg.generic ops are lowered (named ops stay library calls)")
