@@ -36,6 +36,17 @@ def generic(results: str, n_dims: int, iterators: str, ins: list[tuple], outs: l
             f"    ^bb0({', '.join(bargs)}):\n" + "\n".join(lines) + f"\n  }} -> ({out_types})\n")
 
 
+def main_function(args: list[tuple], generic: str, result: tuple, outside: tuple[str, ...] = ()) -> str:
+    """``func.func @main`` around one ``generic`` (from :func:`generic`) writing into
+    ``%e = tensor.empty()``, for the v1 lowering tests: ``args`` and ``result`` are
+    ``(value, shape, dtype)`` (shape ``None``: a bare scalar); ``outside`` lines come first."""
+    sig = ", ".join(f"{v}: {t if s is None else tensor(s, t)}" for v, s, t in args)
+    rv, rs, rt = result
+    out = tensor(rs, rt)
+    return (f"func.func @main({sig}) -> {out} {{\n" + "".join(f"  {ln}\n" for ln in outside)
+            + f"  %e = tensor.empty() : {out}\n" + generic + f"  return {rv} : {out}\n}}\n")
+
+
 def kernel_function(args: list[tuple], results: list[tuple], body: list[str], launch: str | None = None,
                     name: str = "k") -> str:
     """``func.func private @name``; ``args``/``results`` are ``(value, shape, dtype)``."""

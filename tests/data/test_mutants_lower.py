@@ -4,9 +4,10 @@ testing): the module report's exact text and the per-generic configs of :func:`l
 
 from __future__ import annotations
 
+import kernel_cases as kc
 import numpy as np
 import pytest
-from lowering_cases import elementwise, row_reduction, tensor
+from lowering_cases import elementwise, row_reduction
 
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.data.interpret import run_interpreted
@@ -58,15 +59,12 @@ def test_config_for_sees_each_generic_and_picks_its_config():
 
 def _captured_scalar(iterators: str) -> str:
     """A generic whose body reads the function's scalar argument ``%s`` (not a constant)."""
-    import kernel_cases as kc
-
     if iterators == "pr":
-        outs, body, rt = [("%e", (4,), "f32", "d0")], ["%r = arith.addf %s, %o0 : f32", "yield %r"], "tensor<4xf32>"
+        out, body = ((4,), "d0"), ["%r = arith.addf %s, %o0 : f32", "yield %r"]
     else:
-        outs, body, rt = [("%e", (4, 8), "f32", "d0, d1")], ["yield %s"], "tensor<4x8xf32>"
-    generic = kc.generic("%y", 2, iterators, [("%x", (4, 8), "f32", "d0, d1")], outs, body)
-    return (f"func.func @main(%x: tensor<4x8xf32>, %s: f32) -> {rt} {{\n  %e = tensor.empty() : {rt}\n"
-            + generic + f"  return %y : {rt}\n}}\n")
+        out, body = ((4, 8), "d0, d1"), ["yield %s"]
+    generic = kc.generic("%y", 2, iterators, [("%x", (4, 8), "f32", "d0, d1")], [("%e", out[0], "f32", out[1])], body)
+    return kc.main_function([("%x", (4, 8), "f32"), ("%s", None, "f32")], generic, ("%y", out[0], "f32"))
 
 
 @pytest.mark.parametrize("iterators", ["pp", "pr"], ids=["pointwise", "reduction"])
@@ -81,13 +79,10 @@ def test_a_yielded_value_captured_from_a_function_argument_is_refused_at_the_yie
 
 
 def test_a_gather_from_a_dynamic_tensor_is_refused_naming_its_pointer():
-    import kernel_cases as kc
-
     body = ["%i = linalg.index 0 : index", "%c1 = arith.constant 1 : index",
             "%g = tensor.extract %x[%i, %c1] : tensor<?x8xf32>", "yield %g"]
     generic = kc.generic("%y", 1, "p", [], [("%e", (4,), "f32", "d0")], body)
-    module = parse_module("func.func @main(%x: tensor<?x8xf32>) -> tensor<4xf32> {\n"
-                          "  %e = tensor.empty() : tensor<4xf32>\n" + generic + "  return %y : tensor<4xf32>\n}\n")
+    module = parse_module(kc.main_function([("%x", ("?", 8), "f32")], generic, ("%y", (4,), "f32")))
     (g,) = generics_of(module)
     with pytest.raises(UnsupportedOp) as err:
         lower_generic(g)
@@ -103,15 +98,11 @@ def test_a_gather_from_a_dynamic_tensor_is_refused_naming_its_pointer():
 def test_linalg_index_of_dims_of_size_1_and_2(shape, tmp_path):
     """``y[i, j] = 10 i + j``: a dim of size 1 has index 0 (no index tensor of its own); a dim of
     size 2 has its own index."""
-    import kernel_cases as kc
-
     body = ["%i = linalg.index 0 : index", "%j = linalg.index 1 : index", "%c10 = arith.constant 10 : index",
             "%t = arith.muli %i, %c10 : index", "%s = arith.addi %t, %j : index",
             "%n = arith.index_cast %s : index to i64", "%f = arith.sitofp %n : i64 to f32", "yield %f"]
     generic = kc.generic("%y", 2, "pp", [], [("%e", shape, "f32", "d0, d1")], body)
-    rt = f"tensor<{shape[0]}x{shape[1]}xf32>"
-    module = parse_module(f"func.func @main() -> {rt} {{\n  %e = tensor.empty() : {rt}\n" + generic
-                          + f"  return %y : {rt}\n}}\n")
+    module = parse_module(kc.main_function([], generic, ("%y", shape, "f32")))
     (g,) = generics_of(module)
     (out,) = run_interpreted(lower_generic(g).source, [np.full(shape, np.nan, np.float32)], tmp_path)
     i, j = np.indices(shape)
@@ -121,14 +112,11 @@ def test_linalg_index_of_dims_of_size_1_and_2(shape, tmp_path):
 def test_two_gathers_from_one_tensor_each_read_their_elements():
     """``y[r] = x[r, 0] + x[r, 1]``: each gather reads one element per loop point (docs/groups.md),
     so the two count twice; ``x`` itself is never loaded whole."""
-    import kernel_cases as kc
-
     body = ["%i = linalg.index 0 : index", "%c0 = arith.constant 0 : index", "%c1 = arith.constant 1 : index",
             "%g0 = tensor.extract %x[%i, %c0] : tensor<6x5xf32>", "%g1 = tensor.extract %x[%i, %c1] : tensor<6x5xf32>",
             "%s = arith.addf %g0, %g1 : f32", "yield %s"]
     generic = kc.generic("%y", 1, "p", [], [("%e", (6,), "f32", "d0")], body)
-    module = parse_module("func.func @main(%x: tensor<6x5xf32>) -> tensor<6xf32> {\n"
-                          "  %e = tensor.empty() : tensor<6xf32>\n" + generic + "  return %y : tensor<6xf32>\n}\n")
+    module = parse_module(kc.main_function([("%x", (6, 5), "f32")], generic, ("%y", (6,), "f32")))
     (g,) = generics_of(module)
     assert lower_generic(g).hbm_bytes == 6 * 4 + 2 * 6 * 4
 
@@ -148,12 +136,11 @@ def test_a_persistent_reduction_reduces_the_tile_and_widens_a_narrow_init():
 # The reference wrapper (what IREE runs to check the kernel)
 
 
-def _capturing(outside: list[str], body: list[str], args: str = "%x: tensor<8xf32>") -> str:
-    import kernel_cases as kc
-
+def _capturing(outside: list[str], body: list[str], scalar_arg: bool = False) -> str:
+    """``y = f(x)`` on 8 f32 values, with ``outside`` lines before the generic (and a scalar ``%s`` argument)."""
     generic = kc.generic("%y", 1, "p", [("%x", (8,), "f32", "d0")], [("%e", (8,), "f32", "d0")], body)
-    return (f"func.func @main({args}) -> tensor<8xf32> {{\n" + "".join(f"  {ln}\n" for ln in outside)
-            + "  %e = tensor.empty() : tensor<8xf32>\n" + generic + "  return %y : tensor<8xf32>\n}\n")
+    args = [("%x", (8,), "f32")] + ([("%s", None, "f32")] if scalar_arg else [])
+    return kc.main_function(args, generic, ("%y", (8,), "f32"), tuple(outside))
 
 
 def test_the_reference_clones_each_captured_constant_once_however_it_is_read(tmp_path):
@@ -178,7 +165,7 @@ def test_the_reference_refuses_a_captured_value_that_is_not_a_constant():
     from costfuse.data.lower import generic_as_function
 
     text = _capturing(["%t = arith.addf %s, %s : f32"], ["%r = arith.addf %a0, %t : f32", "yield %r"],
-                      args="%x: tensor<8xf32>, %s: f32")
+                      scalar_arg=True)
     module = parse_module(text)
     (g,) = generics_of(module)
     with pytest.raises(UnsupportedOp) as err:
@@ -189,7 +176,7 @@ def test_the_reference_refuses_a_captured_value_that_is_not_a_constant():
 def test_the_reference_refuses_a_body_reading_a_function_argument():
     from costfuse.data.lower import generic_as_function
 
-    text = _capturing([], ["%r = arith.addf %a0, %s : f32", "yield %r"], args="%x: tensor<8xf32>, %s: f32")
+    text = _capturing([], ["%r = arith.addf %a0, %s : f32", "yield %r"], scalar_arg=True)
     module = parse_module(text)
     (g,) = generics_of(module)
     with pytest.raises(UnsupportedOp) as err:
@@ -207,16 +194,12 @@ def test_the_reference_refuses_a_body_reading_a_function_argument():
     ("ppp", "d0", "out_ptr0 map omits parallel dims d1, d2 (writes would race)"),
 ])
 def test_an_output_map_that_is_no_projected_permutation_of_parallel_dims_is_refused(iterators, out_map, reason):
-    import kernel_cases as kc
-
     n = len(iterators)
     x_shape, out_shape = (4,) * n, (4,) * len(out_map.split(","))
     x_map = ", ".join(f"d{d}" for d in range(n))
     generic = kc.generic("%y", n, iterators, [("%x", x_shape, "f32", x_map)], [("%e", out_shape, "f32", out_map)],
                          ["yield %a0"])
-    x_t, out_t = tensor(x_shape, "f32"), tensor(out_shape, "f32")
-    module = parse_module(f"func.func @main(%x: {x_t}) -> {out_t} {{\n  %e = tensor.empty() : {out_t}\n" + generic
-                          + f"  return %y : {out_t}\n}}\n")
+    module = parse_module(kc.main_function([("%x", x_shape, "f32")], generic, ("%y", out_shape, "f32")))
     (g,) = generics_of(module)
     with pytest.raises(UnsupportedOp) as err:
         lower_generic(g)
@@ -233,8 +216,6 @@ def test_a_body_constant_in_a_reduction_is_a_tile_of_rank_2():
 
 def test_a_reduction_with_two_outputs_reads_both_inits_and_writes_both():
     """Max and arg-max of 4 rows of 64 f32: x, then each output read (its initial value) and written."""
-    import kernel_cases as kc
-
     body = ["%i = linalg.index 1 : index", "%ii = arith.index_cast %i : index to i64",
             "%gt = arith.cmpf ogt, %a0, %o0 : f32", "%m = arith.maximumf %a0, %o0 : f32",
             "%k = arith.select %gt, %ii, %o1 : i64", "yield %m, %k"]
@@ -301,7 +282,6 @@ def test_a_generic_without_outputs_is_refused():
 def test_a_loop_dim_sized_only_after_a_constant_index_of_a_map(tmp_path):
     """``s[r] = sum_j b[0, j]``: ``b``'s map is ``(0, d1)``, the only operand that sizes ``d1``; the
     constant index before it does not end the reading of that map."""
-    import kernel_cases as kc
     from costfuse.data.verify import verify_generic
 
     generic = kc.generic("%s", 2, "pr", [("%b", (1, 8), "f32", "0, d1")], [("%z", (4,), "f32", "d0")],
@@ -316,16 +296,14 @@ def test_a_loop_dim_sized_only_after_a_constant_index_of_a_map(tmp_path):
 
 def test_two_gathered_tensors_take_the_pointers_after_the_inputs_in_first_use_order(tmp_path):
     """``y[r] = w[r] * a[r, 1] + b[r, 0]``: ``w`` is in_ptr0, then ``a`` in_ptr1 and ``b`` in_ptr2."""
-    import kernel_cases as kc
     from costfuse.data.verify import verify_generic
 
     body = ["%i = linalg.index 0 : index", "%c0 = arith.constant 0 : index", "%c1 = arith.constant 1 : index",
             "%ga = tensor.extract %a[%i, %c1] : tensor<6x3xf32>", "%gb = tensor.extract %b[%i, %c0] : tensor<6x2xf32>",
             "%m = arith.mulf %a0, %ga : f32", "%s = arith.addf %m, %gb : f32", "yield %s"]
     generic = kc.generic("%y", 1, "p", [("%w", (6,), "f32", "d0")], [("%e", (6,), "f32", "d0")], body)
-    module = parse_module("func.func @main(%w: tensor<6xf32>, %a: tensor<6x3xf32>, %b: tensor<6x2xf32>) "
-                          "-> tensor<6xf32> {\n  %e = tensor.empty() : tensor<6xf32>\n" + generic
-                          + "  return %y : tensor<6xf32>\n}\n")
+    module = parse_module(kc.main_function([("%w", (6,), "f32"), ("%a", (6, 3), "f32"), ("%b", (6, 2), "f32")],
+                                           generic, ("%y", (6,), "f32")))
     (g,) = generics_of(module)
     kernel = lower_generic(g)
     assert [(a.name, a.shape) for a in kernel.inputs] == [("in_ptr0", (6,)), ("in_ptr1", (6, 3)), ("in_ptr2", (6, 2))]
@@ -338,8 +316,6 @@ def test_loads_in_a_looped_reduction_masked_and_placed_by_what_they_vary_with():
     """``s[r] = sum_j x[r, j] * b[0]``: x varies along the row, so its load is in the loop and masked by
     both masks (no read past a row); the constant-offset ``b[0]`` is loaded once, before the loop.
     Bytes are whole numbers."""
-    import kernel_cases as kc
-
     generic = kc.generic("%s", 2, "pr", [("%x", (4, 40), "f32", "d0, d1"), ("%b", (1,), "f32", "0")],
                          [("%z", (4,), "f32", "d0")],
                          ["%p = arith.mulf %a0, %a1 : f32", "%r = arith.addf %p, %o0 : f32", "yield %r"])

@@ -22,13 +22,6 @@ from costfuse.ir import parse_module
 M = 6
 
 
-def _main(args: list[tuple], generic: str, result: tuple) -> str:
-    sig = ", ".join(f"{v}: {tensor(s, t)}" for v, s, t in args)
-    rv, rs, rt = result
-    return (f"func.func @main({sig}) -> {tensor(rs, rt)} {{\n  %e = tensor.empty() : {tensor(rs, rt)}\n"
-            + generic + f"  return {rv} : {tensor(rs, rt)}\n}}\n")
-
-
 @pytest.fixture(scope="module")
 def kdir(tmp_path_factory):
     return tmp_path_factory.mktemp("kernels")
@@ -42,8 +35,8 @@ def test_a_rank_3_gather_with_a_dimension_of_2_reads_the_right_elements(kdir):
                          ["%i = linalg.index 0 : index", "%jj = arith.index_cast %a0 : i64 to index",
                           "%kk = arith.index_cast %a1 : i64 to index",
                           f"%g = tensor.extract %x[%i, %jj, %kk] : {tensor(shape, 'f32')}", "yield %g"])
-    module = parse_module(_main([("%j", (M, 1), "i64"), ("%k", (M, 1), "i64"), ("%x", shape, "f32")], generic,
-                                ("%p", (M, 1), "f32")))
+    args = [("%j", (M, 1), "i64"), ("%k", (M, 1), "i64"), ("%x", shape, "f32")]
+    module = parse_module(kc.main_function(args, generic, ("%p", (M, 1), "f32")))
     (g,) = generics_of(module)
     source = lower_generic(g).source
     j = np.array([[0], [1], [2], [2], [1], [0]], np.int64)
@@ -59,10 +52,10 @@ def _scalar_gather(rows: int, n: int, reduce: bool) -> str:
     if reduce:
         generic = kc.generic("%y", 2, "pr", [("%x", (rows, n), "f32", "d0, d1")], [("%e", (rows,), "f32", "d0")],
                              body + ["%m = arith.mulf %a0, %g : f32", "%r = arith.addf %m, %o0 : f32", "yield %r"])
-        return _main([("%x", (rows, n), "f32"), ("%s", (), "f32")], generic, ("%y", (rows,), "f32"))
+        return kc.main_function([("%x", (rows, n), "f32"), ("%s", (), "f32")], generic, ("%y", (rows,), "f32"))
     generic = kc.generic("%y", 2, "pp", [("%x", (rows, n), "f32", "d0, d1")], [("%e", (rows, n), "f32", "d0, d1")],
                          body + ["%r = arith.addf %a0, %g : f32", "yield %r"])
-    return _main([("%x", (rows, n), "f32"), ("%s", (), "f32")], generic, ("%y", (rows, n), "f32"))
+    return kc.main_function([("%x", (rows, n), "f32"), ("%s", (), "f32")], generic, ("%y", (rows, n), "f32"))
 
 
 def test_a_0d_gather_is_one_scalar_broadcast(kdir):
@@ -119,14 +112,14 @@ EXTRACT_FROM_ARG = kc.generic("%y", 1, "p", [("%x", (4,), "f32", "d0")], [("%e",
 @pytest.mark.parametrize("pointer", [None, lambda t: ("in_ptr1", (1,), "f32")], ids=["no pointer", "pointer"])
 def test_an_extract_from_a_tensor_made_in_the_body_is_refused(pointer):
     """Such a tensor has no memory to load from, whether or not the kernel could load gathered tensors."""
-    module = parse_module(_main([("%x", (4,), "f32")], EXTRACT_FROM_BODY, ("%y", (4,), "f32")))
+    module = parse_module(kc.main_function([("%x", (4,), "f32")], EXTRACT_FROM_BODY, ("%y", (4,), "f32")))
     with pytest.raises(UnsupportedOp) as err:
         _emitter(module, pointer).run(skip=frozenset({0}))   # past the from_elements (refused on its own)
     assert (err.value.op, err.value.reason) == ("tensor.extract", "extracts from a tensor computed inside the body")
 
 
 def test_a_gather_without_a_pointer_for_its_tensor_is_refused():
-    module = parse_module(_main([("%x", (4,), "f32"), ("%t", (4,), "f32")], EXTRACT_FROM_ARG, ("%y", (4,), "f32")))
+    module = parse_module(kc.main_function([("%x", (4,), "f32"), ("%t", (4,), "f32")], EXTRACT_FROM_ARG, ("%y", (4,), "f32")))
     with pytest.raises(UnsupportedOp) as err:
         _emitter(module).run()
     assert (err.value.op, err.value.reason) == (
@@ -364,7 +357,7 @@ def test_a_constant_in_a_looped_reduction_is_made_before_the_row_loop(kdir):
     generic = kc.generic("%y", 2, "pr", [("%x", (M, 40), "f32", "d0, d1")], [("%e", (M,), "f32", "d0")],
                          ["%c = arith.constant 1.5 : f32", "%m = arith.mulf %a0, %c : f32",
                           "%r = arith.addf %m, %o0 : f32", "yield %r"])
-    module = parse_module(_main([("%x", (M, 40), "f32")], generic, ("%y", (M,), "f32")))
+    module = parse_module(kc.main_function([("%x", (M, 40), "f32")], generic, ("%y", (M,), "f32")))
     (g,) = generics_of(module)
     source = lower_generic(g, LaunchConfig(2, 8, 1)).source
     assert source.index("tl.full([1, 1], 1.5, tl.float32)") < source.index("for roffset")
