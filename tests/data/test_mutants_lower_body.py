@@ -174,7 +174,8 @@ def test_a_narrow_float_to_the_power_0_is_one(op, dtype, kdir):
     module = parse_module(_power(0, dtype, op))
     (g,) = generics_of(module)
     source = lower_generic(g).source
-    assert "tl.full([1], 1.0, tl.float32)" in source
+    triton = "tl.bfloat16" if dtype == "bf16" else "tl.float16"
+    assert f"(tl.full([1], 1.0, tl.float32)).to({triton})" in source  # the value keeps its narrow type
     np_type = ml_dtypes.bfloat16 if dtype == "bf16" else np.float16
     x = np.linspace(-4, 4, 64).reshape(4, 16).astype(np_type)
     (out,) = run_interpreted(source, [x, np.zeros_like(x)], kdir)
@@ -338,6 +339,35 @@ def test_trunci_to_i1_keeps_the_low_bit(kdir):
     np.testing.assert_array_equal(out, x & 1)
 
 
+def test_fptosi_to_i1_is_true_for_minus_one_and_false_for_zero(kdir):
+    """``fptosi`` to i1 is a float-to-int conversion (i1's values are 0 and -1), not ``trunci``'s low bit,
+    which a float has none of."""
+    from lowering_cases import elementwise
+
+    module = parse_module(elementwise((8,), "f32", ["%b = arith.fptosi %a0 : f32 to i1",
+                                                    "%y = arith.extui %b : i1 to i32", "yield %y"], out_dtype="i32"))
+    (g,) = generics_of(module)
+    x = np.array([0, -1, -1, 0, -0.0, -1, 0, -1], np.float32)
+    (out,) = run_interpreted(lower_generic(g).source, [x, np.zeros(8, np.int32)], kdir)
+    np.testing.assert_array_equal(out, (x != 0).astype(np.int32))
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_fptosi_of_a_narrow_float_converts_through_f32(dtype, kdir):
+    import ml_dtypes
+    from lowering_cases import elementwise
+
+    module = parse_module(elementwise((8,), dtype, [f"%y = arith.fptosi %a0 : {dtype} to i32", "yield %y"],
+                                      out_dtype="i32"))
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    assert ".to(tl.float32).to(tl.int32)" in source
+    np_type = ml_dtypes.bfloat16 if dtype == "bf16" else np.float16
+    x = np.array([-2.5, -1, -0.5, 0, 0.5, 1.5, 7.75, 100], np.float32).astype(np_type)
+    (out,) = run_interpreted(source, [x, np.zeros(8, np.int32)], kdir)
+    np.testing.assert_array_equal(out, np.trunc(x.astype(np.float32)).astype(np.int32))
+
+
 def test_an_f64_constant_keeps_its_f64_value(kdir):
     """Only the narrow floats are built in f32; an f64 constant such as 0.1 is made in f64, so
     ``x * 0.1`` is the f64 product, not the product with 0.1 rounded to f32."""
@@ -439,3 +469,17 @@ def test_an_i1_constant_is_0_or_1_whatever_integer_carries_it():
 
     assert [constant_expr(v, "i1", "[1]") for v in (-1, True, 0)] == [
         "tl.full([1], 1, tl.int1)", "tl.full([1], 1, tl.int1)", "tl.full([1], 0, tl.int1)"]
+
+
+@pytest.mark.parametrize("dtype, neg, abs_", [
+    ("bf16", "(-t1.to(tl.float32)).to(tl.bfloat16)", "(tl.abs(t1.to(tl.float32))).to(tl.bfloat16)"),
+    ("f16", "-t1", "tl.abs(t1)"), ("f32", "-t1", "tl.abs(t1)")])
+def test_negf_and_absf_run_in_f32_only_for_bf16(dtype, neg, abs_):
+    """bf16 arithmetic runs in f32 and is rounded back, as Inductor does (docs/lowering.md); f16's and f32's
+    sign ops are exact on the value itself, with no round trip that would change the kernel's registers."""
+    from lowering_cases import elementwise
+
+    for op, expected in (("arith.negf", neg), ("math.absf", abs_)):
+        module = parse_module(elementwise((8,), dtype, [f"%y = {op} %a0 : {dtype}", "yield %y"]))  # keeps g alive
+        (g,) = generics_of(module)
+        assert f"t2 = {expected}\n" in lower_generic(g).source, op
