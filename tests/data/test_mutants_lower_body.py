@@ -450,6 +450,56 @@ def test_a_narrow_float_chain_rounds_after_each_op(dtype, kdir):
     assert not np.array_equal(rounded((f[0] + f[1]) * f[2]), rounded(rounded(f[0] + f[1]) * f[2]))
 
 
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+@pytest.mark.parametrize("first", ["math.exp", "math.fma"])
+def test_a_narrow_math_result_is_rounded_before_the_next_op_reads_it(first, dtype, kdir):
+    """``y = exp(a) * b`` or ``y = fma(a, b, c) * b``: math runs in f32 for both narrow types, and its
+    result is rounded back before the product reads it (a result left in f32 gives a different product)."""
+    import ml_dtypes
+    from lowering_cases import elementwise
+
+    np_type = ml_dtypes.bfloat16 if dtype == "bf16" else np.float16
+    lhs = f"math.exp %a0 : {dtype}" if first == "math.exp" else f"math.fma %a0, %a1, %a2 : {dtype}"
+    module = parse_module(elementwise((4, 16), dtype, [f"%m = {lhs}", f"%y = arith.mulf %m, %a1 : {dtype}", "yield %y"],
+                                      n_inputs=3))
+    (g,) = generics_of(module)
+    rng = np.random.default_rng(5)
+    a, b, c = (rng.uniform(0.5, 2.0, (4, 16)).astype(np_type) for _ in range(3))
+    (out,) = run_interpreted(lower_generic(g).source, [a, b, c, np.zeros_like(a)], kdir)
+
+    def rounded(x):
+        return np.asarray(x, np.float32).astype(np_type).astype(np.float32)
+
+    f = [x.astype(np.float32) for x in (a, b, c)]
+    m = np.exp(f[0]) if first == "math.exp" else (f[0].astype(np.float64) * f[1] + f[2]).astype(np.float32)
+    np.testing.assert_array_equal(out.astype(np.float32), rounded(rounded(m) * f[1]))
+    assert not np.array_equal(rounded(m * f[1]), rounded(rounded(m) * f[1]))
+
+
+@pytest.mark.parametrize("pred", ["true", "false"])
+def test_cmpf_true_and_false_are_constant_masks(pred, kdir):
+    from lowering_cases import elementwise
+
+    module = parse_module(elementwise((4, 10), "f32", [f"%c = arith.cmpf {pred}, %a0, %a1 : f32",
+                                                       "%y = arith.select %c, %a0, %a1 : f32", "yield %y"], n_inputs=2))
+    (g,) = generics_of(module)
+    a, b = np.arange(40, dtype=np.float32).reshape(4, 10), -np.ones((4, 10), np.float32)
+    b[0, 0] = np.nan  # unordered: true and false do not look at the operands
+    (out,) = run_interpreted(lower_generic(g).source, [a, b, np.zeros_like(a)], kdir)
+    np.testing.assert_array_equal(out, a if pred == "true" else b)
+
+
+def test_an_unsigned_integer_comparison_is_refused_naming_the_predicate():
+    from lowering_cases import elementwise
+
+    module = parse_module(elementwise((8,), "i32", ["%c = arith.cmpi ult, %a0, %a1 : i32",
+                                                    "%y = arith.select %c, %a0, %a1 : i32", "yield %y"], n_inputs=2))
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == ("arith.cmpi", "predicate ult (unsigned comparisons are not supported)")
+
+
 def test_a_fill_of_a_vector_constant_is_no_scalar():
     from costfuse.data.lower_body import scalar_value
 
