@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from lowering_cases import tensor
 
+from costfuse.data.dtypes import ELEM_TYPES
 from costfuse.data.interpret import run_interpreted
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.data.lower import UnsupportedOp, generics_of, lower_generic
@@ -136,6 +137,34 @@ def test_i1_refusal_says_which_ops_are_lowered():
     assert (err.value.op, err.value.reason) == (
         "arith.addi", "signed or arithmetic op on i1 (MLIR reads true as -1, Triton as 1); "
                       "only andi, ori, xori and cmpi eq/ne are lowered on i1")
+
+
+@pytest.mark.parametrize("pred", ["eq", "ne"])
+def test_i1_equality_comparisons_are_lowered(pred, kdir):
+    """``cmpi eq/ne`` read i1 the same whether true is 1 or -1, so they are lowered, not refused."""
+    from lowering_cases import elementwise
+
+    module = parse_module(elementwise((8,), "i1", [f"%r = arith.cmpi {pred}, %a0, %a1 : i1", "yield %r"],
+                                      n_inputs=2))
+    (g,) = generics_of(module)
+    a, b = np.array([0, 0, 1, 1] * 2, bool), np.array([0, 1, 0, 1] * 2, bool)
+    (out,) = run_interpreted(lower_generic(g).source, [a, b, np.zeros(8, bool)], kdir)
+    np.testing.assert_array_equal(out, a == b if pred == "eq" else a != b)
+
+
+def test_an_op_without_a_lowering_is_refused_listing_the_supported_ops():
+    from lowering_cases import elementwise
+
+    from costfuse.data.lower_body import SUPPORTED_BODY_OPS
+
+    module = parse_module(elementwise((8,), "f32", ["%y = math.atan %a0 : f32", "yield %y"]))
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    listed = [o for o in SUPPORTED_BODY_OPS if o != "linalg.yield"]
+    assert (err.value.op, err.value.reason) == (
+        "math.atan", f"no Triton lowering for this body op (supported: {', '.join(listed)})")
+    assert "linalg.yield" not in err.value.reason and "math.exp, " in err.value.reason
 
 
 def _power(n: int, dtype: str, op: str = "math.fpowi") -> str:
@@ -324,7 +353,9 @@ def test_a_captured_constant_of_an_unsupported_type_is_refused_as_captured():
     (g,) = generics_of(module)
     with pytest.raises(UnsupportedOp) as err:
         lower_generic(g)
-    assert err.value.op == "arith.constant (captured)" and err.value.reason.startswith("element type i128 is not supported")
+    assert err.value.op == "arith.constant (captured)"
+    assert err.value.reason == f"element type i128 is not supported (supported: {', '.join(ELEM_TYPES)})"
+    assert ", f32, " in err.value.reason
 
 
 def test_trunci_to_i1_keeps_the_low_bit(kdir):
