@@ -167,6 +167,37 @@ def test_an_op_without_a_lowering_is_refused_listing_the_supported_ops():
     assert "linalg.yield" not in err.value.reason and "math.exp, " in err.value.reason
 
 
+def _refusal(body: list[str], outside: list[str] = (), dtype: str = "i32") -> UnsupportedOp:
+    """The error of lowering an elementwise generic on 8 values of ``dtype`` (two inputs) whose body is
+    ``body``, with ``outside`` lines defined in the function before it."""
+    generic = kc.generic("%y", 1, "p", [("%x", (8,), dtype, "d0"), ("%w", (8,), dtype, "d0")],
+                         [("%e", (8,), dtype, "d0")], body)
+    module = parse_module(kc.main_function([("%x", (8,), dtype), ("%w", (8,), dtype), ("%s", None, dtype)],
+                                           generic, ("%y", (8,), dtype), outside=outside))
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    return err.value
+
+
+def test_a_body_op_reading_a_computed_value_from_outside_is_refused_naming_both_ops():
+    err = _refusal(["%r = arith.muli %a0, %t : i32", "yield %r"], ["%t = arith.addi %s, %s : i32"])
+    assert (err.op, err.reason) == ("arith.muli", "uses a value defined outside the body by arith.addi; only scalar "
+                                    "arith.constant values may be captured (and tensors gathered by tensor.extract)")
+
+
+def test_a_body_op_with_two_results_is_refused():
+    err = _refusal(["%r:2 = arith.addui_extended %a0, %a1 : i32, i1", "yield %r#0"])
+    assert (err.op, err.reason) == ("arith.addui_extended", "has 2 results; body ops must have exactly one")
+
+
+@pytest.mark.parametrize("line", ["%b = arith.extsi %a0 : i32 to i128", "%b = arith.constant 7 : i128"])
+def test_a_body_value_of_an_unsupported_type_is_refused_naming_its_op(line):
+    err = _refusal([line, "%t = arith.trunci %b : i128 to i32", "yield %t"])
+    assert (err.op, err.reason) == (line.split()[2], f"element type i128 is not supported (supported: "
+                                                     f"{', '.join(ELEM_TYPES)})")
+
+
 def _power(n: int, dtype: str, op: str = "math.fpowi") -> str:
     """``y = x ** n`` with a constant exponent, as torch imports it (``fpowi``) or as ``powf``."""
     from lowering_cases import elementwise
