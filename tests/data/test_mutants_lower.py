@@ -365,3 +365,54 @@ def test_a_generic_kernel_file_quotes_its_ir_and_says_where_it_came_from():
     assert "\n#   %1 = math.exp %in : f32\n" in source  # the generic's IR, each line a comment
     blank = render_source("a\n\nb", [], [], LaunchConfig(8, 1, 1), 8, 1, [], set(), False)
     assert "\n# a\n#\n# b\n" in blank  # a blank IR line is a bare '#', with no trailing space
+
+
+def test_an_operand_of_dynamic_shape_is_refused_naming_its_pointer():
+    generic = kc.generic("%y", 1, "p", [("%x", ("?",), "f32", "d0")], [("%e", (8,), "f32", "d0")], ["yield %a0"])
+    module = parse_module(kc.main_function([("%x", ("?",), "f32")], generic, ("%y", (8,), "f32")))
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == ("linalg.generic",
+                                                "operand in_ptr0 has dynamic shape tensor<?xf32>; shapes must be static")
+
+
+def test_x_follows_the_first_outputs_layout_so_its_store_is_contiguous(tmp_path):
+    """``y[j, i] = x[i, j]`` (y's map ``(d1, d0)``): xindex runs over y's elements in memory order, so the
+    store is at ``xindex`` and the transposed read takes the div/mod."""
+    generic = kc.generic("%y", 2, "pp", [("%x", (4, 6), "f32", "d0, d1")], [("%e", (6, 4), "f32", "d1, d0")],
+                         ["yield %a0"])
+    module = parse_module(kc.main_function([("%x", (4, 6), "f32")], generic, ("%y", (6, 4), "f32")))
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    assert "tl.store(out_ptr0 + (xindex)," in source
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    (out,) = run_interpreted(source, [x, np.zeros((6, 4), np.float32)], tmp_path)
+    np.testing.assert_array_equal(out, x.T)
+
+
+def test_dims_of_size_1_take_no_place_in_the_flat_index():
+    """Over (4, 1, 8) an identity operand is one contiguous run of the two dims of size > 1: ``xindex``."""
+    module = parse_module(elementwise((4, 1, 8), "f32", ["%y = math.exp %a0 : f32", "yield %y"]))
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    assert "tl.load(in_ptr0 + (xindex), mask=xmask)" in source and "tl.store(out_ptr0 + (xindex), " in source
+    assert "//" not in source.split("def kernel")[1]
+
+
+def test_partial_index_runs_of_one_dim_and_of_several_are_distinct(tmp_path):
+    """Over (2, 3, 4, 2), operands read the runs (d0), (d0, d1) and (d0, d1, d2): three partial indices,
+    each its own name and its own ``xindex // inner`` (inner 24, 8 and 2)."""
+    shape = (2, 3, 4, 2)
+    ins = [("%a", (2,), "f32", "d0"), ("%b", (2, 3), "f32", "d0, d1"), ("%c", (2, 3, 4), "f32", "d0, d1, d2")]
+    generic = kc.generic("%y", 4, "pppp", ins, [("%e", shape, "f32", "d0, d1, d2, d3")],
+                         ["%s = arith.addf %a0, %a1 : f32", "%t = arith.addf %s, %a2 : f32", "yield %t"])
+    module = parse_module(kc.main_function([(v, s, t) for v, s, t, _ in ins], generic, ("%y", shape, "f32")))
+    (g,) = generics_of(module)
+    source = lower_generic(g).source
+    for inner in (24, 8, 2):
+        assert f"(xindex // {inner})" in source
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.integers(0, 100, s).astype(np.float32) for _, s, _, _ in ins)
+    (out,) = run_interpreted(source, [a, b, c, np.zeros(shape, np.float32)], tmp_path)
+    np.testing.assert_array_equal(out, np.broadcast_to((a[:, None, None] + b[:, :, None] + c)[..., None], shape))
