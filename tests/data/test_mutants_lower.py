@@ -416,3 +416,31 @@ def test_partial_index_runs_of_one_dim_and_of_several_are_distinct(tmp_path):
     a, b, c = (rng.integers(0, 100, s).astype(np.float32) for _, s, _, _ in ins)
     (out,) = run_interpreted(source, [a, b, c, np.zeros(shape, np.float32)], tmp_path)
     np.testing.assert_array_equal(out, np.broadcast_to((a[:, None, None] + b[:, :, None] + c)[..., None], shape))
+
+
+def test_a_map_result_that_is_no_dim_or_constant_is_refused():
+    """``y[i] = sum_j x[i + j] * w[j]`` (a 1-D convolution): ``d0 + d1`` is no projection."""
+    generic = kc.generic("%y", 2, "pr", [("%x", (9,), "f32", "d0 + d1"), ("%w", (6,), "f32", "d1")],
+                         [("%e", (4,), "f32", "d0")],
+                         ["%m = arith.mulf %a0, %a1 : f32", "%r = arith.addf %m, %o0 : f32", "yield %r"])
+    module = parse_module(kc.main_function([("%x", (9,), "f32"), ("%w", (6,), "f32")], generic, ("%y", (4,), "f32")))
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == (
+        "linalg.generic", "operand in_ptr0 map result d0 + d1 is not a dim or a constant "
+                          "(only permutations, projections and broadcasts are lowered)")
+
+
+def test_a_scalar_operand_is_refused_as_no_ranked_tensor():
+    """linalg.generic may take a bare scalar input; the kernel takes pointers to tensors only."""
+    generic = ("  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, "
+               "affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} ins(%x, %s : tensor<8xf32>, f32) "
+               "outs(%e : tensor<8xf32>) {\n  ^bb0(%a: f32, %b: f32, %o: f32):\n    %r = arith.addf %a, %b : f32\n"
+               "    linalg.yield %r : f32\n  } -> tensor<8xf32>\n")
+    module = parse_module(kc.main_function([("%x", (8,), "f32"), ("%s", None, "f32")], generic, ("%y", (8,), "f32")))
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == ("linalg.generic",
+                                                "operand in_ptr1 has type f32; only ranked tensors are lowered")
