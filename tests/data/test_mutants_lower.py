@@ -444,3 +444,16 @@ def test_a_scalar_operand_is_refused_as_no_ranked_tensor():
         lower_generic(g)
     assert (err.value.op, err.value.reason) == ("linalg.generic",
                                                 "operand in_ptr1 has type f32; only ranked tensors are lowered")
+
+
+def test_an_operand_of_an_element_type_not_in_memory_is_refused():
+    from costfuse.data.dtypes import MEMORY_TYPES
+
+    generic = kc.generic("%y", 1, "p", [("%x", (8,), "index", "d0")], [("%e", (8,), "i32", "d0")],
+                         ["%c = arith.index_cast %a0 : index to i32", "yield %c"])
+    module = parse_module(kc.main_function([("%x", (8,), "index")], generic, ("%y", (8,), "i32")))
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == (
+        "linalg.generic", f"operand in_ptr0 has element type index (supported: {', '.join(MEMORY_TYPES)})")
