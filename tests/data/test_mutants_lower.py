@@ -457,3 +457,16 @@ def test_an_operand_of_an_element_type_not_in_memory_is_refused():
         lower_generic(g)
     assert (err.value.op, err.value.reason) == (
         "linalg.generic", f"operand in_ptr0 has element type index (supported: {', '.join(MEMORY_TYPES)})")
+
+
+def test_operands_up_to_2_31_minus_1_elements_are_lowered_and_larger_ones_refused():
+    """Offsets are int32: 2**31 - 1 elements still fit (only the IR is built, nothing is allocated)."""
+    fits = parse_module(elementwise((2**31 - 1,), "i8", ["yield %a0"]))
+    (g,) = generics_of(fits)
+    assert "xmask = xindex < 2147483647" in lower_generic(g).source
+    too_big = parse_module(elementwise((2**31,), "i8", ["yield %a0"]))
+    (g,) = generics_of(too_big)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    assert (err.value.op, err.value.reason) == ("linalg.generic",
+                                                "operand in_ptr0 has 2147483648 elements; int32 offsets need < 2**31")
