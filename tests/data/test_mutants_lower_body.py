@@ -488,27 +488,32 @@ def test_a_narrow_constant_is_built_in_f32_and_given_its_own_type(t, triton):
     assert constant_expr(0.5, "f64", "[1, 1]") == "tl.full([1, 1], 0.5, tl.float64)"
 
 
-@pytest.mark.parametrize("dtype", ["bf16", "f16"])
-def test_a_narrow_float_chain_rounds_after_each_op(dtype, kdir):
-    """``y = (a + b) * c``: bf16 computes each op in f32 and rounds back, f16 computes in f16; either
-    way the sum is rounded to the narrow type before the product reads it, as IREE computes it."""
+def _run_narrow(dtype: str, body: list[str], seed: int, high: float, kdir):
+    """Run an elementwise generic of three ``dtype`` inputs, each uniform in [0.5, ``high``) on (4, 16);
+    return its output and inputs in f32, and rounding to ``dtype`` (the result back in f32)."""
     import ml_dtypes
     from lowering_cases import elementwise
 
     np_type = ml_dtypes.bfloat16 if dtype == "bf16" else np.float16
-    text = elementwise((4, 16), dtype, [f"%s = arith.addf %a0, %a1 : {dtype}", f"%y = arith.mulf %s, %a2 : {dtype}",
-                                        "yield %y"], n_inputs=3)
-    module = parse_module(text)
+    module = parse_module(elementwise((4, 16), dtype, body, n_inputs=3))
     (g,) = generics_of(module)
-    rng = np.random.default_rng(11)
-    a, b, c = (rng.uniform(0.5, 4.0, (4, 16)).astype(np_type) for _ in range(3))
+    rng = np.random.default_rng(seed)
+    a, b, c = (rng.uniform(0.5, high, (4, 16)).astype(np_type) for _ in range(3))
     (out,) = run_interpreted(lower_generic(g).source, [a, b, c, np.zeros_like(a)], kdir)
 
     def rounded(x):
         return np.asarray(x, np.float32).astype(np_type).astype(np.float32)
 
-    f = [x.astype(np.float32) for x in (a, b, c)]
-    np.testing.assert_array_equal(out.astype(np.float32), rounded(rounded(f[0] + f[1]) * f[2]))
+    return out.astype(np.float32), [x.astype(np.float32) for x in (a, b, c)], rounded
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_a_narrow_float_chain_rounds_after_each_op(dtype, kdir):
+    """``y = (a + b) * c``: bf16 computes each op in f32 and rounds back, f16 computes in f16; either
+    way the sum is rounded to the narrow type before the product reads it, as IREE computes it."""
+    body = [f"%s = arith.addf %a0, %a1 : {dtype}", f"%y = arith.mulf %s, %a2 : {dtype}", "yield %y"]
+    out, f, rounded = _run_narrow(dtype, body, 11, 4.0, kdir)
+    np.testing.assert_array_equal(out, rounded(rounded(f[0] + f[1]) * f[2]))
     assert not np.array_equal(rounded((f[0] + f[1]) * f[2]), rounded(rounded(f[0] + f[1]) * f[2]))
 
 
@@ -517,24 +522,11 @@ def test_a_narrow_float_chain_rounds_after_each_op(dtype, kdir):
 def test_a_narrow_math_result_is_rounded_before_the_next_op_reads_it(first, dtype, kdir):
     """``y = exp(a) * b`` or ``y = fma(a, b, c) * b``: math runs in f32 for both narrow types, and its
     result is rounded back before the product reads it (a result left in f32 gives a different product)."""
-    import ml_dtypes
-    from lowering_cases import elementwise
-
-    np_type = ml_dtypes.bfloat16 if dtype == "bf16" else np.float16
     lhs = f"math.exp %a0 : {dtype}" if first == "math.exp" else f"math.fma %a0, %a1, %a2 : {dtype}"
-    module = parse_module(elementwise((4, 16), dtype, [f"%m = {lhs}", f"%y = arith.mulf %m, %a1 : {dtype}", "yield %y"],
-                                      n_inputs=3))
-    (g,) = generics_of(module)
-    rng = np.random.default_rng(5)
-    a, b, c = (rng.uniform(0.5, 2.0, (4, 16)).astype(np_type) for _ in range(3))
-    (out,) = run_interpreted(lower_generic(g).source, [a, b, c, np.zeros_like(a)], kdir)
-
-    def rounded(x):
-        return np.asarray(x, np.float32).astype(np_type).astype(np.float32)
-
-    f = [x.astype(np.float32) for x in (a, b, c)]
+    out, f, rounded = _run_narrow(dtype, [f"%m = {lhs}", f"%y = arith.mulf %m, %a1 : {dtype}", "yield %y"], 5, 2.0,
+                                  kdir)
     m = np.exp(f[0]) if first == "math.exp" else (f[0].astype(np.float64) * f[1] + f[2]).astype(np.float32)
-    np.testing.assert_array_equal(out.astype(np.float32), rounded(rounded(m) * f[1]))
+    np.testing.assert_array_equal(out, rounded(rounded(m) * f[1]))
     assert not np.array_equal(rounded(m * f[1]), rounded(rounded(m) * f[1]))
 
 
