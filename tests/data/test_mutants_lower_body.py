@@ -167,7 +167,7 @@ def test_an_op_without_a_lowering_is_refused_listing_the_supported_ops():
     assert "linalg.yield" not in err.value.reason and "math.exp, " in err.value.reason
 
 
-def _refusal(body: list[str], outside: list[str] = (), dtype: str = "i32") -> UnsupportedOp:
+def _refusal(body: list[str], outside: tuple[str, ...] = (), dtype: str = "i32") -> UnsupportedOp:
     """The error of lowering an elementwise generic on 8 values of ``dtype`` (two inputs) whose body is
     ``body``, with ``outside`` lines defined in the function before it."""
     generic = kc.generic("%y", 1, "p", [("%x", (8,), dtype, "d0"), ("%w", (8,), dtype, "d0")],
@@ -181,7 +181,7 @@ def _refusal(body: list[str], outside: list[str] = (), dtype: str = "i32") -> Un
 
 
 def test_a_body_op_reading_a_computed_value_from_outside_is_refused_naming_both_ops():
-    err = _refusal(["%r = arith.muli %a0, %t : i32", "yield %r"], ["%t = arith.addi %s, %s : i32"])
+    err = _refusal(["%r = arith.muli %a0, %t : i32", "yield %r"], ("%t = arith.addi %s, %s : i32",))
     assert (err.op, err.reason) == ("arith.muli", "uses a value defined outside the body by arith.addi; only scalar "
                                     "arith.constant values may be captured (and tensors gathered by tensor.extract)")
 
