@@ -55,6 +55,21 @@ def generic_module(n_dims: int, iterators: list[str], ins: list[Operand], outs: 
     )
 
 
+def refusal_of(text: str):
+    """The :class:`UnsupportedOp` that lowering the one generic of module ``text`` raises (the test
+    fails if it lowers)."""
+    import pytest
+
+    from costfuse.data.lower import UnsupportedOp, generics_of, lower_generic
+    from costfuse.ir import parse_module
+
+    module = parse_module(text)  # kept alive while the generic is lowered
+    (g,) = generics_of(module)
+    with pytest.raises(UnsupportedOp) as err:
+        lower_generic(g)
+    return err.value
+
+
 def ident(n: int) -> str:
     return ", ".join(f"d{i}" for i in range(n))
 

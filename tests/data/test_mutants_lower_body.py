@@ -11,7 +11,7 @@ from __future__ import annotations
 import kernel_cases as kc
 import numpy as np
 import pytest
-from lowering_cases import tensor
+from lowering_cases import refusal_of, tensor
 
 from costfuse.data.dtypes import ELEM_TYPES
 from costfuse.data.interpret import run_interpreted
@@ -157,14 +157,10 @@ def test_an_op_without_a_lowering_is_refused_listing_the_supported_ops():
 
     from costfuse.data.lower_body import SUPPORTED_BODY_OPS
 
-    module = parse_module(elementwise((8,), "f32", ["%y = math.atan %a0 : f32", "yield %y"]))
-    (g,) = generics_of(module)
-    with pytest.raises(UnsupportedOp) as err:
-        lower_generic(g)
+    err = refusal_of(elementwise((8,), "f32", ["%y = math.atan %a0 : f32", "yield %y"]))
     listed = [o for o in SUPPORTED_BODY_OPS if o != "linalg.yield"]
-    assert (err.value.op, err.value.reason) == (
-        "math.atan", f"no Triton lowering for this body op (supported: {', '.join(listed)})")
-    assert "linalg.yield" not in err.value.reason and "math.exp, " in err.value.reason
+    assert (err.op, err.reason) == ("math.atan", f"no Triton lowering for this body op (supported: {', '.join(listed)})")
+    assert "linalg.yield" not in err.reason and "math.exp, " in err.reason
 
 
 def _refusal(body: list[str], outside: tuple[str, ...] = (), dtype: str = "i32") -> UnsupportedOp:
@@ -172,12 +168,8 @@ def _refusal(body: list[str], outside: tuple[str, ...] = (), dtype: str = "i32")
     ``body``, with ``outside`` lines defined in the function before it."""
     generic = kc.generic("%y", 1, "p", [("%x", (8,), dtype, "d0"), ("%w", (8,), dtype, "d0")],
                          [("%e", (8,), dtype, "d0")], body)
-    module = parse_module(kc.main_function([("%x", (8,), dtype), ("%w", (8,), dtype), ("%s", None, dtype)],
-                                           generic, ("%y", (8,), dtype), outside=outside))
-    (g,) = generics_of(module)
-    with pytest.raises(UnsupportedOp) as err:
-        lower_generic(g)
-    return err.value
+    return refusal_of(kc.main_function([("%x", (8,), dtype), ("%w", (8,), dtype), ("%s", None, dtype)], generic,
+                                       ("%y", (8,), dtype), outside=outside))
 
 
 def test_a_body_op_reading_a_computed_value_from_outside_is_refused_naming_both_ops():
@@ -546,12 +538,9 @@ def test_cmpf_true_and_false_are_constant_masks(pred, kdir):
 def test_an_unsigned_integer_comparison_is_refused_naming_the_predicate():
     from lowering_cases import elementwise
 
-    module = parse_module(elementwise((8,), "i32", ["%c = arith.cmpi ult, %a0, %a1 : i32",
-                                                    "%y = arith.select %c, %a0, %a1 : i32", "yield %y"], n_inputs=2))
-    (g,) = generics_of(module)
-    with pytest.raises(UnsupportedOp) as err:
-        lower_generic(g)
-    assert (err.value.op, err.value.reason) == ("arith.cmpi", "predicate ult (unsigned comparisons are not supported)")
+    err = refusal_of(elementwise((8,), "i32", ["%c = arith.cmpi ult, %a0, %a1 : i32",
+                                               "%y = arith.select %c, %a0, %a1 : i32", "yield %y"], n_inputs=2))
+    assert (err.op, err.reason) == ("arith.cmpi", "predicate ult (unsigned comparisons are not supported)")
 
 
 def test_a_fill_of_a_vector_constant_is_no_scalar():
