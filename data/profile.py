@@ -158,8 +158,8 @@ def make_tensors(module, device: str):
         t = torch.empty(shape, dtype=getattr(torch, dtype), device=device)
         if t.is_floating_point():
             t.uniform_(-2.0, 2.0, generator=gen)
-        else:
-            t.random_(0, 4, generator=gen)
+        else:   # a mask (bool) takes 0 or 1; torch refuses random_(0, 4) on bool
+            t.random_(0, 2 if t.dtype == torch.bool else 4, generator=gen)
         tensors.append(t)
     tensors += [torch.zeros(shape, dtype=getattr(torch, dtype), device=device) for _, shape, dtype in module.OUTPUTS]
     return tensors
@@ -290,6 +290,25 @@ class Warmer:
 # The campaign
 
 
+EXIT_CONTEXT_LOST = 3
+
+
+class ContextLost(RuntimeError):
+    """A kernel broke the CUDA context (an illegal address, say): every later launch in this process fails,
+    so the run stops after writing that kernel's row, and a rerun (a fresh process) resumes after it."""
+
+
+def context_lost() -> bool:
+    """Whether this process's CUDA context is gone: a sticky error makes even a synchronize raise."""
+    import torch
+
+    try:
+        torch.cuda.synchronize()
+        return False
+    except Exception:
+        return True
+
+
 def batch_fits(elapsed_s: float, batch_s: list[float], budget_s: float | None) -> bool:
     """Whether a batch started ``elapsed_s`` into the run ends within ``budget_s``, guessing its time as the
     longer of the last batch's and the mean (0 before the first)."""
@@ -330,8 +349,15 @@ def run(dataset, out, programs=None, batch=DEFAULT_BATCH, warmup_ms=DEFAULT_WARM
                 chunk = todo[start : start + batch]
                 if warmer and (late := warmer.wait([k["kernel_id"] for k in chunk], WARM_WAIT_S)):
                     say(f"{late} kernels not warmed after {WARM_WAIT_S:.0f} s: compiled in the timed loop", flush=True)
-                rows = [time_kernel(k, Path(tmp), env, settings, warmup_ms, rep_ms, graph_rep_ms, dry_run, command)
-                        for k in chunk]
+                rows = []
+                for k in chunk:
+                    rows.append(time_kernel(k, Path(tmp), env, settings, warmup_ms, rep_ms, graph_rep_ms, dry_run,
+                                            command))
+                    if rows[-1]["status"] == "error" and not dry_run and context_lost():
+                        write_rows(out, f"latency-{rows[0]['kernel_id']}-{len(rows)}", rows)
+                        raise ContextLost(f"kernel {k['kernel_id']} ({k['program_id']}) broke the CUDA context "
+                                          f"({rows[-1]['error'].splitlines()[0]}); {written + len(rows)} rows "
+                                          "written, rerun to resume after it")
                 write_rows(out, f"latency-{rows[0]['kernel_id']}-{len(rows)}", rows)
                 written += len(rows)
                 batch_s.append(time.perf_counter() - t0)
@@ -403,6 +429,9 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(p)
     try:
         return main_from_args(p.parse_args(argv))
+    except ContextLost as err:   # the campaign reruns on exit 3 while time is left
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_CONTEXT_LOST
     except (ValueError, RuntimeError) as err:   # a kind the dataset lacks; no CUDA device
         print(f"error: {err}", file=sys.stderr)
         return 1

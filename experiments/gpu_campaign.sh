@@ -5,13 +5,15 @@
 #
 # Run from the repo root.  Step 1: the workloads (experiments/gpu_run.py on build/gpu_workloads, as §10
 # says).  Step 2: latency labels (data/profile.py) of data/sm90_v2, then of data/sm90_v1 while time is left.
-# Every step resumes: the rows an earlier call returned, carried as build/gpu_results, build/latency_v2 and
-# build/latency_v1, are copied into OUT first, so OUT always holds every row so far and the finished parts
-# are skipped.  Each step stops by itself (--budget-s) and is killed (timeout) by CAMPAIGN_TOTAL_S
-# (default 540) seconds from the start, so a 560 s call timeout leaves margin; OUT/campaign.log has the log.
+# Every step resumes: the rows committed in data/gpu_rows/{gpu_results,latency_v2,latency_v1} and the rows an
+# earlier call of this session returned, carried as build/gpu_results, build/latency_v2 and build/latency_v1,
+# are copied into OUT first, so OUT always holds every row so far and the finished parts are skipped.  Each
+# step stops by itself (--budget-s) and is killed (timeout) by CAMPAIGN_TOTAL_S (default 540) seconds from
+# the start, so a 560 s call timeout leaves margin; OUT/campaign.log has the log.
 # --dry-run (CPU, no GPU figure): step 1 checks every plan's shapes on torch's meta device, step 2 profiles
 # with --dry-run (no warm-up, no latency).  Environment, for tests: PYTHON (default python3), CAMPAIGN_BUILD
-# (default build), CAMPAIGN_TOTAL_S, CAMPAIGN_PROFILE_ARGS (more options for every profile call).
+# (default build), CAMPAIGN_ROWS (default data/gpu_rows), CAMPAIGN_TOTAL_S, CAMPAIGN_PROFILE_ARGS (more options
+# for every profile call).
 set -u
 OUT=${1:?usage: bash experiments/gpu_campaign.sh OUT [--dry-run]}
 DRY=${2:-}
@@ -23,6 +25,7 @@ PY=${PYTHON:-python3}
 BUILD=${CAMPAIGN_BUILD:-build}
 TOTAL_S=${CAMPAIGN_TOTAL_S:-540}
 EXTRA=${CAMPAIGN_PROFILE_ARGS:-}
+ROWS=${CAMPAIGN_ROWS:-data/gpu_rows}
 export PYTHONUNBUFFERED=1
 start=$SECONDS
 left() { echo $(( TOTAL_S - (SECONDS - start) )); }
@@ -34,21 +37,26 @@ echo "== $(date -u +%FT%TZ) experiments/gpu_campaign.sh $* (total ${TOTAL_S} s)"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv 2>/dev/null \
     || echo "nvidia-smi: not found"
 
-# Every carried row into OUT before anything runs, so OUT is complete even if a step never starts.
+# Every row so far into OUT before anything runs, so OUT is complete even if a step never starts: the
+# committed rows (data/gpu_rows, which travel with the checkout) and the rows carried from earlier calls.
 for d in gpu_results latency_v2 latency_v1; do
     mkdir -p "$OUT/$d"
-    cp "$BUILD/$d"/*.parquet "$OUT/$d/" 2>/dev/null && echo "== resumed $d: $(ls "$OUT/$d" | wc -l) shards"
+    for src in "$ROWS/$d" "$BUILD/$d"; do
+        cp "$src"/*.parquet "$OUT/$d/" 2>/dev/null && echo "== resumed $d from $src: $(ls "$OUT/$d" | wc -l) shards"
+    done
 done
 
 command -v timeout >/dev/null || timeout() { shift 2; "$@"; }   # no coreutils timeout: --budget-s alone
 
-step() {   # NAME LIMIT_S COMMAND...: COMMAND, killed after LIMIT_S; skipped under 30 s
-    local name=$1 limit=$2
+step() {   # NAME LIMIT_S COMMAND...: COMMAND, killed after LIMIT_S; skipped under 30 s; COMMAND's exit status
+    local name=$1 limit=$2 rc
     shift 2
     if (( limit < 30 )); then echo "== $name: skipped, ${limit} s left"; return 0; fi
     echo "== $name at $((SECONDS - start)) s (limit ${limit} s): $*"
     timeout --kill-after=5 "$limit" "$@"
-    echo "== $name: exit $? at $((SECONDS - start)) s"
+    rc=$?
+    echo "== $name: exit $rc at $((SECONDS - start)) s"
+    return $rc
 }
 
 # Step 1: every policy's kernels on the workloads, against torch.compile (at least 60 s left for step 2).
@@ -62,10 +70,14 @@ else
 fi
 
 # Step 2: latency labels, v2 (each group at all its compiled configs) first, then v1 whole programs.
+# Exit 3: a kernel broke the CUDA context (its row says so); a fresh process resumes after it.
 for v in v2 v1; do
     # shellcheck disable=SC2086  # DRY and EXTRA are option lists
-    step "latency $v" $(( $(left) - 5 )) "$PY" data/profile.py "data/sm90_$v" --out "$OUT/latency_$v" \
+    while step "latency $v" $(( $(left) - 5 )) "$PY" data/profile.py "data/sm90_$v" --out "$OUT/latency_$v" \
         --jobs 14 --warmup-ms 5 --rep-ms 25 --graph-rep-ms 5 --budget-s $(( $(left) - 25 )) $DRY $EXTRA
+        [ $? -eq 3 ]; do
+        echo "== latency $v: CUDA context lost; resuming in a fresh process"
+    done
 done
 
 "$PY" - "$OUT" <<'EOF' || true

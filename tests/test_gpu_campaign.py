@@ -19,7 +19,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from costfuse.data import profile
-from experiments import gpu_run
+from experiments import gpu_collect, gpu_run
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "experiments" / "gpu_campaign.sh"
@@ -27,9 +27,12 @@ TEXT = SCRIPT.read_text()
 V1, V2 = REPO / "data" / "sm90_v1", REPO / "data" / "sm90_v2"
 
 
-def campaign(out: Path, build: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHON": sys.executable, "CAMPAIGN_BUILD": str(build), **env}
-    return subprocess.run(["bash", str(SCRIPT), str(out), *args], cwd=REPO, env=env, capture_output=True,
+def campaign(out: Path, build: Path, *args: str, script: Path = SCRIPT, **env: str) -> subprocess.CompletedProcess:
+    """The script with ``build`` as its carried rows and no committed rows (``build/rows``, empty) unless
+    ``CAMPAIGN_ROWS`` says otherwise."""
+    env = {**os.environ, "PYTHON": sys.executable, "CAMPAIGN_BUILD": str(build),
+           "CAMPAIGN_ROWS": str(build / "rows"), **env}
+    return subprocess.run(["bash", str(script), str(out), *args], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=300)
 
 
@@ -65,7 +68,7 @@ def test_every_path_and_option_it_names_exists():
 def test_its_time_limit_fits_the_documented_call():
     total = int(re.search(r"TOTAL_S=\$\{CAMPAIGN_TOTAL_S:-(\d+)\}", TEXT).group(1))
     design = (REPO / "docs" / "design.md").read_text()
-    call = re.search(r'command="bash experiments/gpu_campaign.sh \$OUT", carry=\[(.*?)\], timeout_s=(\d+)', design)
+    call = re.search(r'command="bash experiments/gpu_call.sh \$OUT", carry=\[(.*?)\], timeout_s=(\d+)', design)
     assert call, "docs/design.md §10 gives the run call"
     assert total + 15 <= int(call.group(2)) <= 600
     carried = set(re.findall(r'"(build/[a-z_0-9]+)"', call.group(1)))
@@ -105,3 +108,58 @@ def test_dry_run_runs_every_step_and_resumes(tmp_path):
     assert len(set(v1.program_id)) == 1 and (v1.status == "dry-run").all()
     command = shlex.split(v1.command[0])
     assert command[command.index("--budget-s") + 1].isdigit() and "--jobs" in command
+
+
+def test_it_resumes_from_the_committed_rows_too(tmp_path):
+    """Rows filed in data/gpu_rows (experiments/gpu_collect.py) travel with the checkout: the next campaign
+    starts from them without any carry."""
+    first = profile.load_kernels(V2, programs=1)[:1]
+    profile.write_rows(tmp_path / "rows" / "latency_v2", "committed", [
+        {"kernel_id": first[0]["kernel_id"], "program_id": first[0]["program_id"], "status": "ok",
+         "latency_us": 4.0}])
+    done = campaign(tmp_path / "out", tmp_path / "build", CAMPAIGN_TOTAL_S="20", CAMPAIGN_ROWS=str(tmp_path / "rows"))
+    assert done.returncode == 0, done.stderr
+    assert f"resumed latency_v2 from {tmp_path / 'rows' / 'latency_v2'}" in done.stdout
+    assert pq.read_table(tmp_path / "out" / "latency_v2" / "committed.parquet").column("latency_us").to_pylist() == [4.0]
+
+
+def test_the_default_committed_rows_are_the_filed_ones():
+    assert 'ROWS=${CAMPAIGN_ROWS:-data/gpu_rows}' in TEXT and gpu_collect.ROWS == REPO / "data" / "gpu_rows"
+
+
+def test_a_lost_cuda_context_reruns_the_profile_step(tmp_path):
+    """data/profile.py exits 3 when a kernel broke the CUDA context; the step runs again in a fresh process
+    (here a stand-in python that exits 3 on its first profile call) while time is left, then moves on."""
+    fake = tmp_path / "python"
+    fake.write_text(f"""#!/usr/bin/env bash
+if [ "$1" = data/profile.py ]; then
+    n=$(cat {tmp_path}/calls 2>/dev/null || echo 0); echo $((n + 1)) > {tmp_path}/calls
+    echo "profile call $((n + 1)): $2"
+    [ "$n" = 0 ] && exit 3
+    exit 0
+fi
+exec {sys.executable} "$@"
+""")
+    fake.chmod(0o755)
+    done = campaign(tmp_path / "out", tmp_path / "build", PYTHON=str(fake), CAMPAIGN_TOTAL_S="200")
+    assert done.returncode == 0, done.stderr
+    assert re.findall(r"profile call (\d): (\S+)", done.stdout) == [
+        ("1", "data/sm90_v2"), ("2", "data/sm90_v2"), ("3", "data/sm90_v1")]
+    assert "== latency v2: CUDA context lost; resuming in a fresh process" in done.stdout
+
+
+def test_the_device_call_packs_every_row_into_one_file(tmp_path):
+    """The device tool returns at most 8 files, and a campaign writes a shard per batch: gpu_call.sh packs
+    the campaign's folder into OUT/campaign.tgz beside OUT/campaign.log, which gpu_collect.py files."""
+    v1 = profile.load_kernels(V1, programs=1)
+    done = campaign(tmp_path / "out", tmp_path / "build", "--dry-run", script=REPO / "experiments" / "gpu_call.sh",
+                    CAMPAIGN_WORK=str(tmp_path / "work"), CAMPAIGN_PROFILE_ARGS="--programs 1 --kinds "
+                    + v1[0]["family"])
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["campaign.log", "campaign.tgz"]
+    rows = tmp_path / "rows"
+    filed = gpu_collect.collect(tmp_path / "out" / "campaign.tgz", rows)
+    assert filed["latency_v1"] == len(v1) and filed["gpu_results"] == 0
+    assert gpu_collect.collect(tmp_path / "out" / "campaign.tgz", rows) == {"latency_v2": 0, "latency_v1": 0,
+                                                                          "gpu_results": 0}   # filed once
+    assert len(list((rows / "latency_v1").glob("*.parquet"))) == 1

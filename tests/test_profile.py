@@ -212,3 +212,53 @@ def test_imports_only_what_the_gpu_machine_has():
             "'costfuse', 'tqdm', 'matplotlib'}); print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_broken_cuda_context_stops_the_run_after_the_culprits_row(tmp_path, monkeypatch):
+    """A kernel that breaks the context (an illegal address) fails every later launch of the process: the run
+    writes the rows so far, the culprit's error included, and stops; a rerun resumes after the culprit."""
+    kernels = profile.load_kernels(V1, programs=1)[:4]
+    culprit = kernels[1]["kernel_id"]
+    state = {"broken": False}
+
+    def launch(module, *args):   # the second kernel breaks the context; every launch after it fails
+        launch.calls += 1
+        state["broken"] |= launch.calls == 2
+        if state["broken"]:
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+        return {"latency_us": 1.0, "which": "do_bench", "n_regs": 8, "n_spills": 0}
+
+    launch.calls = 0
+    monkeypatch.setattr(profile, "environment", lambda dry_run: {"gpu_name": "fake", "torch_version": "t",
+                                                                 "triton_version": "3.6.0", "cuda_version": "c"})
+    monkeypatch.setattr(profile, "load_kernels", lambda *a, **k: kernels)
+    monkeypatch.setattr(profile, "profile_one", launch)
+    monkeypatch.setattr(profile, "context_lost", lambda: state["broken"])
+    with pytest.raises(profile.ContextLost, match=culprit):
+        profile.run(V1, tmp_path, batch=16, progress=False)
+    rows = pq.read_table(tmp_path).to_pandas().set_index("kernel_id")
+    assert list(rows.index) == [k["kernel_id"] for k in kernels[:2]]
+    assert rows.status.to_dict() == {kernels[0]["kernel_id"]: "ok", culprit: "error"}
+    state["broken"] = False
+    assert profile.run(V1, tmp_path, batch=16, progress=False) == 2   # a fresh process: the rest, once
+    assert sorted(pq.read_table(tmp_path).column("kernel_id").to_pylist()) == sorted(k["kernel_id"] for k in kernels)
+
+
+def test_context_lost_exits_3_for_the_campaign_to_rerun(monkeypatch, capsys):
+    def lost(args):
+        raise profile.ContextLost("kernel k broke the CUDA context")
+
+    monkeypatch.setattr(profile, "main_from_args", lost)
+    assert profile.main(["data", "--out", "x"]) == profile.EXIT_CONTEXT_LOST == 3
+    assert "broke the CUDA context" in capsys.readouterr().err
+
+
+def test_a_bool_input_takes_zero_or_one():
+    """torch refuses ``random_(0, 4)`` on bool (the 96 "to - 1 is out of bounds for bool" rows of the first
+    H200 campaign); a mask input is drawn from {0, 1}."""
+    import torch
+
+    module = type("M", (), {"INPUTS": [("m", (64,), "bool"), ("i", (64,), "int32")], "OUTPUTS": []})
+    mask, ints = profile.make_tensors(module, "cpu")
+    assert mask.dtype == torch.bool and mask.any() and not mask.all()
+    assert set(ints.tolist()) <= {0, 1, 2, 3} and len(set(ints.tolist())) > 2

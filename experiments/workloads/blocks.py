@@ -63,16 +63,24 @@ def grads(fn: Callable[..., torch.Tensor], wrt: Sequence[torch.Tensor], rest: Se
         return torch.autograd.grad(out, leaves, grad_out)
 
 
-def causal_mask(q_len: int, k_len: int) -> torch.Tensor:
+def factory_device(scores: torch.Tensor) -> torch.device | None:
+    """Where ``forward`` builds its masks and biases: on the scores' GPU (torch.compile refuses a CPU mask
+    against CUDA scores, though eager takes it), else on the default device.  Not on ``meta``: dataset v2's
+    attention programs were exported from real CPU tensors after a meta trace failed here
+    (data/group_programs.py), and a meta trace would change them."""
+    return scores.device if scores.device.type == "cuda" else None
+
+
+def causal_mask(q_len: int, k_len: int, device: torch.device | None = None) -> torch.Tensor:
     """True where query i must not see key j (j > i, queries aligned to the last keys), from aranges, no constant."""
-    i = torch.arange(q_len).unsqueeze(-1) + (k_len - q_len)
-    j = torch.arange(k_len).unsqueeze(0)
+    i = torch.arange(q_len, device=device).unsqueeze(-1) + (k_len - q_len)
+    j = torch.arange(k_len, device=device).unsqueeze(0)
     return j > i
 
 
 def masked_softmax(scores: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """Causal ``masked_fill`` with the dtype's min, softmax in f32, cast back: HF eager attention's tail."""
-    mask = causal_mask(scores.shape[-2], scores.shape[-1])
+    mask = causal_mask(scores.shape[-2], scores.shape[-1], factory_device(scores))
     scores = scores.masked_fill(mask, torch.finfo(scores.dtype).min)
     return torch.softmax(scores, dim=-1, dtype=torch.float32).to(dtype)
 
@@ -200,8 +208,9 @@ class AttentionAlibi(nn.Module):
 
     def forward(self, scores: torch.Tensor) -> torch.Tensor:
         heads, k_len = scores.shape[1], scores.shape[-1]
-        slopes = torch.pow(2.0, -8.0 * (torch.arange(heads, dtype=torch.float32) + 1) / heads)
-        alibi = slopes.view(heads, 1, 1) * torch.arange(k_len, dtype=torch.float32).view(1, 1, k_len)
+        f32 = {"dtype": torch.float32, "device": factory_device(scores)}
+        slopes = torch.pow(2.0, -8.0 * (torch.arange(heads, **f32) + 1) / heads)
+        alibi = slopes.view(heads, 1, 1) * torch.arange(k_len, **f32).view(1, 1, k_len)
         s = scores * self.head_dim**-0.5 + alibi.to(scores.dtype)
         return masked_softmax(s, scores.dtype)
 
