@@ -18,10 +18,11 @@ import sys
 from costfuse.cli_common import (
     EXIT_BAD_INPUT, EXIT_INTERNAL, ArgumentParser, RawEpilogFormatter, run_command, write_output,
 )
-from costfuse.cost_models import MODELS, CostModel
+from costfuse.cost_models import NAMES, SEAMS, make_policy, policy_class
 from costfuse.cost_models.analytical import TILE_POLICIES
 from costfuse.cost_models.learned_groups import SPILL_CUTS
 from costfuse.ir import IRError, load_module, print_module
+from costfuse.policy import EdgePolicy, GroupPolicy
 from costfuse.targets import TARGETS
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "main", "opt_main"]
@@ -49,13 +50,23 @@ EMPTY_DEFAULT = {"model": "the shipped model in costfuse/models/",
                  "group_model": "the shipped group model in costfuse/models/groups/"}
 
 
+def _options(cls: type) -> list[dataclasses.Field]:
+    """The fields of a policy class that are CLI options."""
+    return [f for f in dataclasses.fields(cls) if f.init and f.metadata.get("cli", True)]
+
+
 def _model_fields() -> dict[str, dataclasses.Field]:
     fields = {}
-    for cls in MODELS.values():
-        for f in dataclasses.fields(cls):
-            if f.init:
+    for name in NAMES:
+        for seam in SEAMS:
+            for f in _options(policy_class(name, seam)):
                 fields.setdefault(f.name, f)
     return fields
+
+
+def _owners(field_name: str) -> list[str]:
+    """The cost-model names one of whose policies has the option ``field_name``."""
+    return [n for n in NAMES if any(field_name in {f.name for f in _options(policy_class(n, s))} for s in SEAMS)]
 
 
 def _option(name: str) -> str:
@@ -64,10 +75,10 @@ def _option(name: str) -> str:
 
 def add_cost_model_arguments(parser: argparse.ArgumentParser) -> None:
     """``--cost-model`` plus every model's fields as options (default: the model's own)."""
-    parser.add_argument("--cost-model", choices=sorted(MODELS), default="threshold",
+    parser.add_argument("--cost-model", choices=sorted(NAMES), default="threshold",
                         help="who decides each fusion; its own options below say 'for NAME' (default threshold)")
     for name, f in _model_fields().items():
-        owners = [c.name for c in MODELS.values() if name in {g.name for g in dataclasses.fields(c)}]
+        owners = _owners(name)
         kind = type(f.default) if f.default is not dataclasses.MISSING else str
         default = EMPTY_DEFAULT.get(name, f.default) if f.default in ("", None) else f.default
         choices = FIELD_CHOICES.get(name)
@@ -81,15 +92,18 @@ def add_cost_model_arguments(parser: argparse.ArgumentParser) -> None:
                                 choices=choices)
 
 
-def cost_model_from_args(args: argparse.Namespace) -> CostModel:
-    """Build the chosen model; refuse options that belong to another model."""
-    cls = MODELS[args.cost_model]
-    own = {f.name for f in dataclasses.fields(cls) if f.init}
+def cost_model_from_args(args: argparse.Namespace) -> EdgePolicy | GroupPolicy:
+    """Build the chosen model's policy for ``--fusion``'s seam, its model loaded; refuse options that
+    belong to another model or seam."""
+    seam = "groups" if args.fusion == "groups" else "edges"
+    cls = policy_class(args.cost_model, seam)
+    own = {f.name for f in _options(cls)}
     given = {n: getattr(args, n) for n in _model_fields() if getattr(args, n) is not None}
     stray = sorted(set(given) - own)
     if stray:
-        raise ValueError(f"{', '.join(_option(s) for s in stray)} does not apply to --cost-model {cls.name}")
-    return cls(**given)
+        raise ValueError(f"{', '.join(_option(s) for s in stray)} does not apply to --cost-model {args.cost_model} "
+                         f"--fusion {args.fusion}")
+    return make_policy(args.cost_model, seam, **given)
 
 
 def _opt_parser() -> argparse.ArgumentParser:
@@ -142,13 +156,12 @@ def _opt(args: argparse.Namespace) -> int:
     return 0
 
 
-def _opt_groups(args: argparse.Namespace, model: CostModel) -> int:
+def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
     if args.allow_multi_use:
         raise ValueError("--allow-multi-use applies to --fusion elementwise; kernel groups store a value "
                          "used outside its group")
-    if type(model).best_config is CostModel.best_config:
-        raise ValueError(f"--cost-model {model.name} does not decide kernel groups yet; use --fusion elementwise "
-                         f"or one of: {', '.join(n for n, c in MODELS.items() if c.best_config is not CostModel.best_config)}")
+    if not isinstance(model, GroupPolicy):
+        raise ValueError(f"--cost-model {args.cost_model} does not decide kernel groups; use --fusion elementwise")
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 
     module = load_module(args.input)
@@ -163,7 +176,7 @@ def _opt_groups(args: argparse.Namespace, model: CostModel) -> int:
         for k in kernels:
             print(k.line(), file=sys.stderr)
         print(fusion.summary(kernels), file=sys.stderr)
-        decided, fell_back = getattr(model, "group_fallbacks", (0, 0))
+        decided, fell_back = model.group_fallbacks
         if decided:
             print(f"# {model.name}: {decided} group decisions, {fell_back} by the analytical fallback",
                   file=sys.stderr)

@@ -25,17 +25,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from costfuse.cost_models.base import CostModel, Decision, FusionCandidate
 from costfuse.fusion_pass import DecisionRecord, FusionPass
 from costfuse.graph import inputs
 from costfuse.kernel import tensor_bytes
+from costfuse.policy import Decision, EdgePolicy, FusionCandidate
 from costfuse.rowspace import NotGroupable, op_space
 
 MIN_EXPANSION = 8
 
 
 @dataclass
-class _ExpandingProducers(CostModel):
+class _ExpandingProducers(EdgePolicy):
     """Fuse an edge iff its producer expands data over loops its consumer does not share."""
 
     name = "expanding-producers"

@@ -19,8 +19,9 @@ from typing import ClassVar
 from iree.compiler import ir
 from iree.compiler.passmanager import PassManager
 
-from costfuse.cost_models import Always, CostModel, Decision, FusionCandidate
+from costfuse.cost_models.always import Always
 from costfuse.graph import Edge, edges_into, function_blocks, generics_in, legality
+from costfuse.policy import Decision, EdgePolicy, FusionCandidate
 from costfuse.rewrite import Unfusable, build_fused, commit, discard
 
 
@@ -56,7 +57,7 @@ class FusionPass:
     """
 
     NAME: ClassVar[str] = "costfuse-fuse"
-    cost_model: CostModel = field(default_factory=Always)
+    cost_model: EdgePolicy = field(default_factory=Always)
     allow_multi_use: bool = False
     decisions: list[DecisionRecord] = field(default_factory=list, init=False)
 

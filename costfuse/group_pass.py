@@ -21,12 +21,13 @@ from typing import ClassVar
 from iree.compiler import ir
 from iree.compiler.passmanager import PassManager
 
-from costfuse.cost_models import Always, CostModel
+from costfuse.cost_models.always import Always
 from costfuse.expanding_producers import recompute_expanding_producers
 from costfuse.fusion_pass import DecisionRecord, run_with_cleanup
 from costfuse.groups import GroupDecision, Kernel, form_groups
 from costfuse.launch import KERNEL_ATTR
 from costfuse.outline import outline
+from costfuse.policy import GroupPolicy
 from costfuse.unit_reshapes import fold_unit_reshapes
 
 
@@ -48,7 +49,7 @@ class GroupFusionPass:
     """Form, price and outline kernel groups as ``cost_model`` decides."""
 
     NAME: ClassVar[str] = "costfuse-groups"
-    cost_model: CostModel = field(default_factory=Always)
+    cost_model: GroupPolicy = field(default_factory=Always)
     decisions: list[GroupDecision] = field(default_factory=list, init=False)
     kernels: list[KernelRecord] = field(default_factory=list, init=False)
     recomputed: list[DecisionRecord] = field(default_factory=list, init=False)

@@ -3,8 +3,8 @@
 Priority fusion, as XLA's GPU ``PriorityFusion`` does it: every generic
 starts as its own kernel; every pair of kernels joined by a producer→consumer
 edge is a candidate; the cost model prices each kernel at its best config
-(:meth:`CostModel.best_config`) and says whether a pair should become one
-(:meth:`CostModel.merge_verdict`); the merge with the highest priority (the
+(:meth:`GroupPolicy.best_config`) and says whether a pair should become one
+(:meth:`GroupPolicy.merge_verdict`); the merge with the highest priority (the
 time it saves) is applied first, then the candidates around the merged kernel
 are priced again.  Ties break on program order, so the result is
 deterministic.
@@ -23,11 +23,9 @@ from dataclasses import dataclass, field
 
 from iree.compiler import ir
 
-from costfuse.cost_models.base import CostModel, GroupEstimate
-from costfuse.data.launch_config import heuristic_config
-from costfuse.graph import GENERIC, num_inputs
-from costfuse.kernel import KernelShape, NotAKernel, analyze_kernel, defining_op, tensor_bytes
-from costfuse.launch import KernelLaunch
+from costfuse.graph import GENERIC
+from costfuse.kernel import KernelShape, NotAKernel, analyze_kernel, defining_op
+from costfuse.policy import GroupEstimate, GroupPolicy
 from costfuse.rowspace import DYNAMIC, static_shapes
 
 
@@ -71,32 +69,10 @@ class GroupDecision:
         return f"{self.verdict:5} {self.a}{other}: {self.reason}{est}"
 
 
-def lone_estimate(op: ir.Operation) -> GroupEstimate:
-    """A generic that is not a row kernel keeps v1's config (it never merges)."""
-    ins = list(op.operands)[: num_inputs(op)]
-    nbytes = sum(tensor_bytes(v) for v in ins + list(op.results))   # index counts 64 bits, as kernels count it
-    red = 1
-    kinds = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
-    rows = _tensor_elems(op.results[0]) if op.results else 1
-    if any("reduction" in k for k in kinds):
-        red = max(1, _tensor_elems(ins[0]) // max(1, rows)) if ins else 1
-    c = heuristic_config(rows, red)
-    mode = "pointwise" if red == 1 else ("persistent" if c.RBLOCK >= red else "looped")
-    return GroupEstimate(KernelLaunch(mode, c.XBLOCK, c.RBLOCK, c.num_warps), float("nan"), nbytes,
-                         reason="not a row kernel: v1 config")
-
-
-def _tensor_elems(v: ir.Value) -> int:
-    n = 1
-    for s in ir.RankedTensorType(v.type).shape:
-        n *= s
-    return n
-
-
 @dataclass
 class _Formation:
     ops: list[ir.Operation]          # every op of the block, program order
-    model: CostModel
+    model: GroupPolicy
     decisions: list[GroupDecision] = field(default_factory=list)
 
     def __post_init__(self):
@@ -173,13 +149,8 @@ class _Formation:
         recomputed = tuple(self.gnum[p] for p in sorted(self.copies.get(unit, ())))
         unstored_g = tuple(self.gnum[p] for p in sorted(unstored))
         if isinstance(s, NotAKernel):
-            return Kernel(gnums, None, lone_estimate(self.ops[ps[0]]))
-        if est is None:
-            from costfuse.launch import heuristic_launch
-            launch = heuristic_launch(s)
-            est = GroupEstimate(launch, float("nan"), s.hbm_bytes(launch.mode),
-                                reason=f"{self.model.name} accepts no config: heuristic config")
-        return Kernel(gnums, s, est, recomputed, unstored_g)
+            return Kernel(gnums, None, self.model.lone_estimate(self.ops[ps[0]]))
+        return Kernel(gnums, s, self.model.refused_estimate(s) if est is None else est, recomputed, unstored_g)
 
     # -- graph -------------------------------------------------------------------
 
@@ -405,7 +376,7 @@ class _Formation:
         self.push_around(heap, b)
 
 
-def form_groups(block: ir.Block, model: CostModel) -> tuple[list[Kernel], list[GroupDecision]]:
+def form_groups(block: ir.Block, model: GroupPolicy) -> tuple[list[Kernel], list[GroupDecision]]:
     """The kernels of ``block`` (a function body) and the decisions that formed them."""
     f = _Formation([op.operation for op in block.operations], model)
     kernels = f.run()

@@ -17,10 +17,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from costfuse.estimates import elem_bits, memory_bytes
+
 _DISPATCH = re.compile(r"flow\.dispatch @(?P<name>[\w$.:@-]+)\((?P<args>[^)]*)\)\s*:\s*\((?P<ins>[^)]*)\)\s*->\s*"
                        r"(?P<outs>\([^)]*\)|[^{\n]+)")
 _TENSOR = re.compile(r"tensor<([^>]*)>")
-_BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16, "i64": 64, "i32": 32, "i16": 16, "i8": 8, "i1": 8, "index": 64}
 
 
 class IreeFlowError(Exception):
@@ -41,14 +42,16 @@ class Dispatch:
 def tensor_bytes(spec: str) -> int:
     """Bytes of ``4096x8192xbf16`` (the text inside ``tensor<...>``); dynamic dims are an error."""
     *dims, elem = spec.split("x")
-    if elem not in _BITS:
-        raise IreeFlowError(f"tensor<{spec}>: unknown element type {elem}")
+    try:
+        size = memory_bytes(elem_bits(elem))
+    except ValueError:
+        raise IreeFlowError(f"tensor<{spec}>: unknown element type {elem}") from None
     n = 1
     for d in dims:
         if not d.isdigit():
             raise IreeFlowError(f"tensor<{spec}>: dynamic or unreadable dim {d!r}")
         n *= int(d)
-    return n * _BITS[elem] // 8
+    return n * size
 
 
 def _sum(types: str) -> int:

@@ -20,14 +20,9 @@ from functools import cached_property
 
 from iree.compiler import ir
 
+from costfuse.estimates import flop_weight, memory_bytes, words
 from costfuse.graph import body, num_inputs
 from costfuse.rowspace import FULL, REDUCE, ROWWISE, NotGroupable, OpSpace, gathers, op_space, reads_in_row
-
-# Body ops that cost about this many simple flops each (transcendentals are
-# several instructions on the SFU + FMA pipes).
-_HEAVY = {"math.exp": 4, "math.exp2": 2, "math.log": 4, "math.log2": 2, "math.tanh": 8, "math.erf": 8,
-          "math.sqrt": 2, "math.rsqrt": 2, "math.sin": 8, "math.cos": 8, "math.powf": 8, "math.fpowi": 4,
-          "math.log1p": 6, "arith.divf": 2}
 
 
 class NotAKernel(Exception):
@@ -81,7 +76,7 @@ def tensor_bytes(v: ir.Value) -> int:
 
 
 def _elem_bytes(v: ir.Value) -> int:
-    return max(8, _elem_bits(v)) // 8
+    return memory_bytes(_elem_bits(v))
 
 
 def free_init(v: ir.Value) -> bool:
@@ -101,7 +96,7 @@ def free_init(v: ir.Value) -> bool:
 
 
 def _flops(op: ir.Operation) -> int:
-    return sum(_HEAVY.get(o.name, 1) for o in body(op).operations if o.name not in ("linalg.yield", "arith.constant"))
+    return sum(flop_weight(o.name) for o in body(op).operations)
 
 
 def _reads_init(op: ir.Operation, j: int) -> bool:
@@ -301,8 +296,8 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelSha
                 outputs.append(KernelOutput(i, r, tensor_bytes(res)))
     ins = tuple(KernelInput(v, tensor_bytes(v), tuple(dict.fromkeys(rs)), tuple(gathered.get(v, ())))
                 for v, rs in inputs.items())
-    words = 2 if any(_elem_bits(v) > 32 for op in ops for v in list(op.operands) + list(op.results)) else 1
-    return KernelShape(rows, n, members, ins, tuple(outputs), tuple(pass_of), _live_full(members, ins, outputs), words)
+    width = words(max(_elem_bits(v) for op in ops for v in list(op.operands) + list(op.results)))
+    return KernelShape(rows, n, members, ins, tuple(outputs), tuple(pass_of), _live_full(members, ins, outputs), width)
 
 
 def _elem_bits(v: ir.Value) -> int:

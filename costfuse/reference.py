@@ -257,7 +257,7 @@ def _compile(text: str, function: str) -> bytes:
     except compiler.CompilerToolError as err:
         raise _compile_error(err, function) from None
     if on_disk is not None:
-        from costfuse.data.atomic import atomic_path
+        from costfuse.atomic import atomic_path
 
         on_disk.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(on_disk) as tmp:

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Target:
@@ -46,9 +48,12 @@ class Target:
     fp32_flops_per_s: float     # peak non-tensor-core FP32 (an FMA counts as 2)
     launch_overhead_s: float    # fixed cost per kernel launch
 
-    def reg_cap(self, num_warps: int) -> int:
-        """Registers one thread may use in a CTA of ``num_warps`` warps (the ``.reqntid`` cap)."""
-        return min(self.max_regs_per_thread, self.regs_per_sm // (32 * max(1, num_warps)))
+    def reg_cap(self, num_warps):
+        """Registers one thread may use in a CTA of ``num_warps`` warps (the ``.reqntid`` cap); an int for
+        an int, an array for an array of warp counts."""
+        if np.ndim(num_warps):
+            return np.minimum(self.max_regs_per_thread, self.regs_per_sm // (32 * np.maximum(1, num_warps)))
+        return min(self.max_regs_per_thread, self.regs_per_sm // (32 * max(1, int(num_warps))))
 
 
 TARGETS: dict[str, Target] = {t.arch: t for t in (
@@ -58,10 +63,21 @@ TARGETS: dict[str, Target] = {t.arch: t for t in (
 )}
 
 
+def arch_name(arch) -> str:
+    """The canonical spelling of a compile target: ``sm_90`` for ``sm_90``, ``90``, ``SM_90`` or
+    ``sm_90a`` (the ``a`` features change no register file).  The one parser of arch names: the
+    pass, the models' arch check and the compile jobs all go through it."""
+    return f"sm_{str(arch).strip().lower().removeprefix('sm_').rstrip('a')}"
+
+
 def get_target(arch: str) -> Target:
-    """The row for ``arch`` (``sm_90``; ``90`` and ``sm_90a`` are accepted too)."""
-    key = str(arch).strip().lower().removeprefix("sm_").rstrip("a")
-    t = TARGETS.get(f"sm_{key}")
+    """The row for ``arch`` (any spelling :func:`arch_name` reads)."""
+    t = TARGETS.get(arch_name(arch))
     if t is None:
         raise ValueError(f"unknown arch {arch!r}; known: {', '.join(TARGETS)}")
     return t
+
+
+DEFAULT_TARGET = TARGETS["sm_90"]
+"""The target of the shipped labels; the register file (65,536) and ptxas's per-thread cap (255)
+are the same on every row, so v1's features, which predate per-arch models, read their caps here."""

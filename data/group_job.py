@@ -108,15 +108,16 @@ class _Group:
 
 def _formed_groups(text: str, program_id: str) -> dict[str, _Group]:
     """Every distinct kernel function the group policies outline for the program."""
-    from costfuse.cost_models import MODELS
     from costfuse.data.lower_kernel import function_name, kernel_as_function, kernel_functions, kernel_launch
+
+    from costfuse.cost_models import policy_class
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
     from costfuse.ir import parse_module
 
     groups: dict[str, _Group] = {}
     for policy in POLICIES:
         module = parse_module(text, program_id)
-        records = run_group_pipeline(module, GroupFusionPass(MODELS[policy]()))
+        records = run_group_pipeline(module, GroupFusionPass(policy_class(policy, "groups")()))
         labels = {r.name: r.kernel.label for r in records}
         for f in kernel_functions(module):
             ir_text = kernel_as_function(f)
@@ -129,9 +130,9 @@ _MODELS: dict = {}
 
 
 def _model(name: str):
-    from costfuse.cost_models import MODELS
+    from costfuse.cost_models import policy_class
 
-    return _MODELS.setdefault(name, MODELS[name]())
+    return _MODELS.setdefault(name, policy_class(name, "groups")())
 
 
 def group_configs(shape, picks: dict, spec: GroupJobSpec, rng: random.Random) -> list[tuple[object, str]]:
@@ -164,6 +165,7 @@ def group_configs(shape, picks: dict, spec: GroupJobSpec, rng: random.Random) ->
 def program_candidates(kind: str, seed: int, spec: GroupJobSpec) -> list[Candidate]:
     """Every group candidate of one program at each of its configs, lowered (no compile here)."""
     from costfuse.data.lower_kernel import kernel_members, lower_kernel
+
     from costfuse.ir import parse_module
     from costfuse.kernel import NotAKernel, analyze_kernel
 

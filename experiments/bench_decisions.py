@@ -64,18 +64,21 @@ from bench_report import add_report_arg, command_line, conditions, emit  # noqa:
 from compare_cost_models import held_out_programs  # noqa: E402
 from decision_metrics import PRECISION_GOAL, RECALL_GOAL, DecisionMetrics, decision_metrics, fmt  # noqa: E402
 
-from costfuse.cost_models import Always, CostModel, Decision, FusionCandidate, Learned, Threshold  # noqa: E402
+from costfuse.cost_models.always import Always  # noqa: E402
 from costfuse.cost_models.analytical import launch_config_for  # noqa: E402
+from costfuse.cost_models.learned import LearnedEdges  # noqa: E402
+from costfuse.cost_models.threshold import Threshold  # noqa: E402
 from costfuse.fusion_pass import FusionPass, run_pipeline  # noqa: E402
 from costfuse.ir import new_context, parse_module  # noqa: E402
+from costfuse.policy import Decision, EdgePolicy, FusionCandidate  # noqa: E402
 
 
-class Timed(CostModel):
+class Timed(EdgePolicy):
     """Delegates to ``inner`` and adds up the wall time of its decisions."""
 
     name = "timed"
 
-    def __init__(self, inner: CostModel):
+    def __init__(self, inner: EdgePolicy):
         self.inner, self.seconds, self.calls = inner, 0.0, 0
 
     def decide(self, candidate: FusionCandidate) -> Decision:
@@ -86,7 +89,7 @@ class Timed(CostModel):
         return d
 
 
-def in_pass_seconds(model: Learned, texts: list[str]) -> tuple[float, int]:
+def in_pass_seconds(model: LearnedEdges, texts: list[str]) -> tuple[float, int]:
     """(seconds per decision, decisions) of ``model`` inside the pass over ``texts``."""
     timed = Timed(model)
     for text in texts:
@@ -146,7 +149,7 @@ class PolicyResult:
     predict_ms: dict        # predict_call_ms() on this policy's rows
 
 
-def measure(policy: str, model: Learned, held: list, cands: list, args, log) -> PolicyResult:
+def measure(policy: str, model: LearnedEdges, held: list, cands: list, args, log) -> PolicyResult:
     """Time learned decisions and fresh compiles at ``policy``; count agreement with ptxas on every candidate."""
     from costfuse.data.compile import CompilePool, CompileTask, parse_arch
     from costfuse.featurize.features import find_generic
@@ -200,7 +203,7 @@ BATCHES = (1, 3, 33, 2000)
 bundle's ``SMALL_BATCH``, and a dataset-sized batch (capped by the rows available)."""
 
 
-def predict_call_ms(model: Learned, calls: int = 100) -> dict[int, tuple[float, float]]:
+def predict_call_ms(model: LearnedEdges, calls: int = 100) -> dict[int, tuple[float, float]]:
     """Rows -> (XGBoost ``inplace_predict``, NumPy trees) median ms per call of the spill head.
 
     Rows are the feature vectors the cold run cached (real candidates' kernels).
@@ -247,13 +250,13 @@ def split_problem(data: Path, meta: dict, info: dict) -> str | None:
     return None
 
 
-def trained_on(model: Learned) -> str:
+def trained_on(model: LearnedEdges) -> str:
     """When and on what the model was trained, so a report can be matched to its model."""
     meta = getattr(model, "metadata", {})
     return f"trained {meta.get('created_at', '?')} on dataset hash {meta.get('dataset_hash', '?')}"
 
 
-def render(command: str, conds: str, model: Learned, programs: str, repeats: int, results: list[PolicyResult],
+def render(command: str, conds: str, model: LearnedEdges, programs: str, repeats: int, results: list[PolicyResult],
            n_gen: int, tl: float, tt: float) -> str:
     """The Markdown report: speed, agreement beside its baselines, scores on spilling candidates, goals."""
     out = [f"# bench_decisions\n\n```\n{command}\n```\n",
@@ -331,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     log = lambda m: print(f"[bench_decisions] {m}", file=sys.stderr, flush=True)  # noqa: E731
 
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
-    models = {policy: Learned(model=args.model, tile_policy=policy) for policy in policies}
+    models = {policy: LearnedEdges(model=args.model, tile_policy=policy) for policy in policies}
     meta = next(iter(models.values())).metadata
     seed = int(meta.get("params", {}).get("seed", 0))
     held, info = held_out_programs(Path(args.data), "sm_90", 0.25, seed, meta, args.programs or None, args.split_by)
@@ -350,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     n_gen = text.count("linalg.generic")
     t_learned, t_thresh = [], []
     for _ in range(args.repeats):
-        m = Learned(model=args.model)  # fresh cache: nothing carried over between repeats
+        m = LearnedEdges(model=args.model)  # fresh cache: nothing carried over between repeats
         mod = parse_module(text)
         t0 = time.perf_counter()
         run_pipeline(mod, FusionPass(m))

@@ -21,14 +21,14 @@ import sys
 import time
 from pathlib import Path
 
+from costfuse.data.families import FAMILIES, generate
+from costfuse.data.groups import enumerate_groups, fuse_group
+from costfuse.data.lower import generic_as_function
+from costfuse.featurize.features import analyze_generic, features, find_generic
 from iree.compiler import ir
 
 from costfuse.ir import parse_module
-from costfuse.data.families import FAMILIES, generate
-from costfuse.data.groups import enumerate_groups, fuse_group
-from costfuse.data.launch_config import heuristic_config
-from costfuse.data.lower import generic_as_function
-from costfuse.featurize.features import analyze_generic, features, find_generic
+from costfuse.launch import heuristic_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_report import add_report_arg, command_line, conditions, emit  # noqa: E402

@@ -31,8 +31,9 @@ from bench_report import add_report_arg, command_line, conditions, emit  # noqa:
 
 def shapes() -> list:
     """(workload, members, shape) of every row kernel the analytical policy outlines on the workloads."""
-    from costfuse.cost_models import Analytical
     from costfuse.data.lower_kernel import kernel_functions, kernel_members
+
+    from costfuse.cost_models.analytical import Analytical
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
     from costfuse.ir import parse_module
     from costfuse.kernel import NotAKernel, analyze_kernel
@@ -61,6 +62,7 @@ def _median_s(fn, repeats: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     from costfuse.featurize.group_features import group_features
+
     from costfuse.kernel import analyze_kernel
     from costfuse.launch import config_space
 

@@ -22,7 +22,9 @@ from pathlib import Path
 
 from costfuse.data.mlir_text import Program, ident, tensor
 
-from costfuse.cost_models import Always, Analytical, Threshold
+from costfuse.cost_models.always import Always
+from costfuse.cost_models.analytical import Analytical
+from costfuse.cost_models.threshold import Threshold
 from costfuse.fusion_pass import FusionPass, run_pipeline
 from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 from costfuse.ir import parse_module

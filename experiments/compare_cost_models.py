@@ -56,11 +56,17 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from costfuse.cost_models import Always, Analytical, CostModel, Learned, Threshold  # noqa: E402
-from costfuse.cost_models.analytical import launch_config_for  # noqa: E402
+from costfuse.cost_models.always import Always  # noqa: E402
+from costfuse.cost_models.analytical import (
+    Analytical,  # noqa: E402
+    launch_config_for,  # noqa: E402
+)
+from costfuse.cost_models.learned import LearnedEdges  # noqa: E402
+from costfuse.cost_models.threshold import Threshold  # noqa: E402
 from costfuse.fusion_pass import FusionPass, run_pipeline  # noqa: E402
 from costfuse.graph import function_blocks, generics_in  # noqa: E402
 from costfuse.ir import parse_module  # noqa: E402
+from costfuse.policy import EdgePolicy  # noqa: E402
 
 CHAIN_GRID = tuple(range(1, 9))
 BODY_GRID = (4, 8, 16, 32, 64, 128)
@@ -130,7 +136,7 @@ def examples(paths: list[Path]) -> list[Workload]:
 @dataclass
 class ModelSpec:
     label: str
-    make: object                # policy -> CostModel
+    make: object                # policy -> EdgePolicy
     per_policy: bool            # decisions depend on the tile policy
     grid: tuple[int, int] | None = None
 
@@ -146,7 +152,7 @@ def model_specs(model_path: str) -> list[ModelSpec]:
 
     def make_learned(p):  # one model per policy, loaded once
         if p not in learned:
-            learned[p] = Learned(model=model_path, tile_policy=p)
+            learned[p] = LearnedEdges(model=model_path, tile_policy=p)
         return learned[p]
 
     specs.append(ModelSpec("learned", make_learned, True))
@@ -201,7 +207,7 @@ class Kernels:
         return text
 
 
-def run_pass(model: CostModel, text: str, kernels: Kernels) -> tuple[list[str], float, list | None]:
+def run_pass(model: EdgePolicy, text: str, kernels: Kernels) -> tuple[list[str], float, list | None]:
     """Kernel texts after the pass (cleanup as costfuse-opt), the pass's wall time, and each kernel's
     member generics (:func:`kernel_members`; ``None`` for a module of several functions, or if the
     cleanup left another number of kernels)."""

@@ -47,14 +47,16 @@ def passed_module(text: str, path: Path, policy: str, model=None):
     module = parse_module(text, str(path))
     t0 = time.perf_counter()
     if policy == "v1":
-        from costfuse.cost_models import Always
         from costfuse.data.lower import lower_module
+
+        from costfuse.cost_models.always import Always
         from costfuse.fusion_pass import FusionPass, run_pipeline
 
         run_pipeline(module, FusionPass(Always()))
         dt = time.perf_counter() - t0
         return module, lower_module(module), dt
     from costfuse.data.lower_kernel import lower_kernels
+
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 
     run_group_pipeline(module, GroupFusionPass(model))
@@ -72,9 +74,8 @@ def main_function(module):
 
 def _tensor(v) -> tuple[list[int], str]:
     """(shape, torch dtype name) of a ranked static tensor value."""
-    from iree.compiler import ir
-
     from costfuse.data.dtypes import ELEM_TYPES
+    from iree.compiler import ir
 
     t = ir.RankedTensorType(v.type)
     elem = str(t.element_type)
@@ -210,6 +211,7 @@ class _Walker:
         takes the generic's operands, so map each to the call's operand or to the init the function clones,
         and the generic's results to the call's results through ``func.return``."""
         from costfuse.data.lower_kernel import kernel_members
+
         from costfuse.rowspace import gathers
 
         (member,) = kernel_members(func)

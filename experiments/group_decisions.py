@@ -59,19 +59,20 @@ def test_groups(v2: Path, v1: Path, seed: int = 0):
 
 def decision_configs(model, shape, top: int):
     """(launches, predicted spills, is-pick) the policy weighs for ``shape``; None when it fell back."""
-    from costfuse.cost_models.group_time import score_configs
     from costfuse.featurize.group_features import group_features, group_static
+
+    from costfuse.cost_models.group_time import score_configs
     from costfuse.launch import config_space
 
     est = model.best_config(shape)
     if est.reason.startswith("fallback"):
         return None
-    heads = model.group_heads()
+    heads = model.heads
     configs = config_space(shape)
     X = group_features(shape, configs, model.arch, group_static(shape))
     pred = heads.predict(X)
     out_of_range, _ = heads.outside(X)
-    scores = score_configs(shape, configs, model._target, spill_bytes=pred["spill_bytes"])
+    scores = score_configs(shape, configs, model._target, predicted_spill=pred["spill_bytes"])
     pick = configs.index(est.launch)
     faster = [i for i in np.argsort(scores.time_s, kind="stable")
               if scores.time_s[i] < scores.time_s[pick] and not out_of_range[i]][:top]
@@ -117,11 +118,12 @@ def _verdict(x: float, goal: float) -> str:
 def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
     """Decide every group with the policy at spill cut ``cut`` (f1 or recall), compile its decision configs,
     score them."""
-    from costfuse.cost_models import Learned
     from costfuse.data.compile import CompilePool, CompileTask, parse_arch
     from costfuse.data.lower_kernel import lower_kernel
 
-    model = Learned(spill_cut=cut)
+    from costfuse.cost_models.learned_groups import LearnedGroups
+
+    model = LearnedGroups(spill_cut=cut)
     tasks, meta, fallbacks = [], [], 0
     t0 = time.perf_counter()
     for program, func, shape in groups:
@@ -139,7 +141,7 @@ def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
     with CompilePool(jobs) as pool:
         results = pool.run(tasks)
     ok = [(m, r) for m, r in zip(meta, results) if r.status == "ok"]
-    return Scored(cut, model.group_heads().threshold, fallbacks, len(tasks), np.array([bool(r.spill_bytes) for _, r in ok], bool),
+    return Scored(cut, model.heads.threshold, fallbacks, len(tasks), np.array([bool(r.spill_bytes) for _, r in ok], bool),
                   np.array([m[0] for m, _ in ok], bool), np.array([m[1] for m, _ in ok], bool), decide_s,
                   [(m[2], m[3], r.spill_bytes, r.regs) for m, r in ok if r.spill_bytes and not m[0]])
 
@@ -147,6 +149,7 @@ def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
 def run(v2: Path, v1: Path, top: int, jobs: int, command: str) -> str:
     from costfuse.data.lower_kernel import kernel_members
     from costfuse.data.store import read_dataset
+
     from costfuse.ir import parse_module
     from costfuse.kernel import analyze_kernel
 

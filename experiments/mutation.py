@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 
-from costfuse.data.atomic import write_json, write_text
+from costfuse.atomic import write_json, write_text
 
 REPO = Path(__file__).resolve().parents[1]
 WORK = REPO / "build" / "mutation"
@@ -94,15 +94,17 @@ STAGES = (
     Stage("graph", ("costfuse/graph.py",), PASS_TESTS),
     Stage("rewrite", ("costfuse/rewrite.py",), PASS_TESTS),
     Stage("fusion_pass", ("costfuse/fusion_pass.py",), PASS_TESTS),
-    Stage("cost_models_core", ("costfuse/cost_models/base.py", "costfuse/cost_models/always.py",
+    Stage("cost_models_core", ("costfuse/policy.py", "costfuse/cost_models/always.py",
                                "costfuse/cost_models/threshold.py"), PASS_TESTS),
     Stage("analytical", ("costfuse/cost_models/analytical.py",), ("tests/test_analytical.py",)),
+    Stage("estimates", ("costfuse/estimates.py",), ("tests/test_estimates.py", "tests/test_liveness.py",
+                                                    "tests/test_group_features.py", "tests/test_mutants_xla_group_time.py")),
     Stage("launch", ("costfuse/launch.py",), GROUP_TESTS),
     Stage("rowspace", ("costfuse/rowspace.py",), GROUP_TESTS),
     Stage("kernel", ("costfuse/kernel.py",), GROUP_TESTS),
     Stage("groups", ("costfuse/groups.py",), GROUP_TESTS),
     Stage("unit_reshapes", ("costfuse/unit_reshapes.py",), GROUP_TESTS),
-    Stage("store", ("data/store.py", "data/atomic.py"), ("tests/test_store.py", "tests/data/test_atomic.py")),
+    Stage("store", ("data/store.py", "costfuse/atomic.py"), ("tests/test_store.py", "tests/data/test_atomic.py")),
     Stage("featurize", ("featurize/features.py", "featurize/liveness.py"),
           ("tests/test_features.py", "tests/test_liveness.py", "tests/test_mutants_featurize.py")),
     Stage("outline", ("costfuse/outline.py",), GROUP_TESTS),

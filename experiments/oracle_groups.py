@@ -1,6 +1,6 @@
 """The compile-label oracle for kernel groups: every config decision checked by ptxas (issue #13).
 
-:class:`CompileOracle` is a :class:`~costfuse.cost_models.base.CostModel` whose
+:class:`CompileOracle` is a :class:`~costfuse.policy.GroupPolicy` whose
 :meth:`~CompileOracle.best_config` answers from compile labels instead of a
 prediction: for a kernel shape it returns the config that ptxas compiles
 **without spilling** in the mode with the **least HBM bytes**.
@@ -18,11 +18,11 @@ no spill-free config of any mode moves fewer bytes.  The config it returns is
 the spill-free one with the lowest analytical register estimate in that mode
 (ties in config-space order); which of several spill-free configs would run
 fastest is not asked: there is no GPU latency here.  A shape none of whose
-configs compiles spill-free is refused (``None``), as the CostModel contract
+configs compiles spill-free is refused (``None``), as the GroupPolicy contract
 has it: formation then keeps it apart, at the heuristic config.
 
 Its objective is ``time_s = hbm_bytes / bandwidth + launch overhead``, so the
-default :meth:`~costfuse.cost_models.base.CostModel.merge_verdict` prefers the
+default :meth:`~costfuse.policy.GroupPolicy.merge_verdict` prefers the
 fewest HBM bytes and then the fewest kernels (a merge is taken when the merged
 kernel moves no more bytes than the two apart plus one launch's worth:
 4.8 MB on sm_90), and the default recompute verdict likewise.
@@ -53,15 +53,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from iree.compiler import ir
-
-from costfuse.cost_models.base import CostModel, Decision, FusionCandidate, GroupEstimate
 from costfuse.data.compile import CompileResult, CompileTask, parse_arch
 from costfuse.data.lower import UnsupportedOp
 from costfuse.data.lower_kernel import lower_kernel
+from iree.compiler import ir
+
 from costfuse.groups import Kernel
 from costfuse.kernel import KernelShape
 from costfuse.launch import LAUNCH_ATTR, KernelLaunch, config_space
+from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy
 from costfuse.targets import get_target
 
 SCRATCH_KERNEL = "oracle_kernel"
@@ -116,7 +116,7 @@ def kernel_function(shape: KernelShape, launch: KernelLaunch,
 
 
 @dataclass
-class CompileOracle(CostModel):
+class CompileOracle(EdgePolicy, GroupPolicy):
     """Compile-label oracle: the least-HBM mode's first spill-free config (see the module docstring).
 
     ``pool``: a started or startable ``CompilePool`` (the caller owns and closes it);

@@ -37,11 +37,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from costfuse.featurize.liveness import Body, body_of, pressure
 from iree.compiler import ir
 
+from costfuse.estimates import elem_bits, tile_registers
 from costfuse.graph import GENERIC, chain_length, indexing_maps, iterator_kinds, num_inputs
 from costfuse.ir import diagnostics_of
-from costfuse.featurize.liveness import Body, body_of, pressure, type_bits
+from costfuse.targets import DEFAULT_TARGET
 
 FEATURE_SCHEMA_VERSION = 1
 
@@ -113,9 +115,6 @@ CONFIG_COLUMNS = (
     "live_regs_est", "su_regs_est", "reg_cap", "pressure_ratio",
 )
 FEATURE_COLUMNS: tuple[str, ...] = STATIC_COLUMNS + CONFIG_COLUMNS
-REGISTER_FILE = 65536
-"""32-bit registers per SM on every NVIDIA GPU since Volta; a CTA of ``32*W`` threads gets at
-most ``65536 / (32*W)`` each, and ptxas never goes above 255 (docs/design.md §5's ``.reqntid`` caps)."""
 """The stable column order of :func:`features` (and of every model's input)."""
 
 
@@ -164,7 +163,7 @@ def _operands(op: ir.Operation) -> list[Operand]:
             if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
                 raise FeatureError(f"operand of type {t}: only statically shaped ranked tensors are featurized")
             try:
-                seen[t] = Operand(tuple(t.shape), type_bits(str(t.element_type)))
+                seen[t] = Operand(tuple(t.shape), elem_bits(str(t.element_type)))
             except ValueError as err:
                 raise FeatureError(str(err)) from None
         out.append(seen[t])
@@ -291,9 +290,9 @@ def combine(static: StaticFeatures, config: Any) -> dict[str, float]:
         persistent_reduction=float(reduction and r >= rnumel),
         looped_reduction=float(reduction and r < rnumel),
         reduction_iters=float(math.ceil(rnumel / r)) if reduction else 1.0,
-        live_regs_est=s["max_live_words"] * elems,
+        live_regs_est=float(tile_registers(s["max_live_words"], elems)),
         su_regs_est=s["sethi_ullman"] * elems,
-        reg_cap=float(min(255, REGISTER_FILE // (32 * w))),
+        reg_cap=float(DEFAULT_TARGET.reg_cap(w)),
     )
     out["pressure_ratio"] = out["live_regs_est"] / out["reg_cap"]
     return out

@@ -29,9 +29,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from costfuse.featurize.features import OP_CLASSES, op_class
 from costfuse.featurize.liveness import body_of, pressure
+
+from costfuse.estimates import row_registers, spill_bytes
 
 GROUP_FEATURE_SCHEMA_VERSION = 2
 GROUP_COLUMNS = (
@@ -99,7 +100,6 @@ def launch_arrays(launches) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
 
 def group_features(shape, launches, arch: str = "sm_90", static: dict[str, float] | None = None) -> np.ndarray:
     """Rows of :data:`GROUP_FEATURE_COLUMNS` for ``shape`` at each of ``launches`` (shape (n, n_columns))."""
-    from costfuse.cost_models.group_time import register_estimate
     from costfuse.targets import get_target
 
     static = static if static is not None else group_static(shape)
@@ -110,15 +110,15 @@ def group_features(shape, launches, arch: str = "sm_90", static: dict[str, float
     n_rows = float(shape.n_rows)
     programs = np.where(mode == 0, np.ceil(n_rows * n / x), np.ceil(n_rows / x))
     chunks = np.where(mode == 2, np.ceil(n / r), 1.0)
-    regs, live = register_estimate(shape, np.array(MODES)[mode], ept)
-    cap = np.minimum(target.max_regs_per_thread, target.regs_per_sm // (32.0 * w))
+    regs, live = row_registers(np.array(MODES)[mode], ept, shape.live_full, shape.reductions, shape.words)
+    cap = target.reg_cap(w).astype(float)
     live_values = ept * live * shape.words
     group_part = np.broadcast_to(np.array([static[c] for c in GROUP_COLUMNS], dtype=float),
                                  (len(launches), len(GROUP_COLUMNS)))
     cols = [
         (mode == 0).astype(float), (mode == 1).astype(float), (mode == 2).astype(float),
         np.log2(x), np.log2(r), w, ept, np.log2(x * r), chunks, np.log2(programs),
-        live_values, cap, live_values / cap, regs, 4.0 * np.maximum(0.0, regs - cap),
+        live_values, cap, live_values / cap, regs, spill_bytes(regs, cap) / 2,   # trained as store bytes
     ]
     return np.hstack([group_part, np.column_stack(cols)])
 

@@ -33,32 +33,10 @@ from itertools import accumulate
 
 from iree.compiler import ir
 
+from costfuse.estimates import elem_bits, words
+
 CONSTANT_OPS = frozenset({"arith.constant"})
 """Ops whose result is a uniform scalar: an immediate, not a per-element register."""
-
-# Bits of each element type as the bodies spell it; ``index`` lowers to int64.
-TYPE_BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16, "i64": 64, "i32": 32, "i16": 16, "i8": 8,
-             "i1": 1, "index": 64}
-
-
-def type_bits(type_text: str) -> int:
-    """Width in bits of an element type spelled ``f32``/``bf16``/``i1``/``index``.
-
-    Unknown spellings (``f8E4M3FN``, vectors, ...) raise ``ValueError`` rather
-    than being guessed: a feature computed from a wrong width is worse than none.
-    """
-    bits = TYPE_BITS.get(type_text)
-    if bits is None:
-        if type_text.startswith("i") and type_text[1:].isdigit():
-            return int(type_text[1:])
-        raise ValueError(f"unknown element type {type_text!r} (known: {', '.join(TYPE_BITS)})")
-    return bits
-
-
-def words(bits: int) -> int:
-    """32-bit registers one value of ``bits`` occupies per element (f64/i64: 2, anything narrower: 1)."""
-    return max(1, -(-bits // 32))
-
 
 @dataclass(frozen=True)
 class Node:
@@ -83,6 +61,12 @@ class Body:
     nodes: tuple[Node, ...]
     types: tuple[str, ...]
     bits: tuple[int, ...]
+
+    @cached_property
+    def words(self) -> tuple[int, ...]:
+        """32-bit registers of each value per element (one width lookup per distinct width)."""
+        per_width = {b: words(b) for b in set(self.bits)}
+        return tuple(per_width[b] for b in self.bits)
 
     @cached_property
     def constants(self) -> frozenset[int]:
@@ -133,7 +117,7 @@ def body_of(generic: ir.Operation) -> Body:
             results.append(len(types))
             types.append(spell(r.type))
         nodes.append(Node(op.name, operands, tuple(results)))
-    bits = {t: type_bits(t) for t in set(types)}
+    bits = {t: elem_bits(t) for t in set(types)}
     return Body(n_args, tuple(nodes), tuple(types), tuple(bits[t] for t in types))
 
 
@@ -166,7 +150,7 @@ def max_live(body: Body) -> tuple[int, int]:
     n = len(body.nodes) + 1
     delta_v, delta_w = [0] * n, [0] * n
     for v, (begin, end) in live_intervals(body).items():
-        w = words(body.bits[v])
+        w = body.words[v]
         delta_v[begin] += 1
         delta_v[end + 1] -= 1
         delta_w[begin] += w

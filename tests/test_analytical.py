@@ -5,21 +5,22 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import pytest
-
-from costfuse.cli import opt_main
-from costfuse.cost_models import MODELS, Analytical, Decision, FusionCandidate
-from costfuse.cost_models.analytical import (
-    WIDE_ELEMS_PER_THREAD, _us, estimate_spill_bytes, kernel_features, kernel_time, launch_config_for, time_rule,
-)
-from costfuse.cost_models.base import GroupEstimate
-from costfuse.fusion_pass import FusionPass
-from costfuse.graph import edges_into, function_blocks, generics_in
-from costfuse.ir import parse_module
-from costfuse.rewrite import build_fused, discard
-from costfuse.targets import TARGETS, get_target
 from costfuse.data.launch_config import heuristic_config
 from costfuse.data.lower import lower_generic
 from costfuse.data.mlir_text import Program, amap, ident, tensor
+
+from costfuse.cli import opt_main
+from costfuse.cost_models import policy_class
+from costfuse.cost_models.analytical import (
+    WIDE_ELEMS_PER_THREAD, Analytical, _us, estimate_spill_bytes, kernel_features, kernel_time, launch_config_for,
+    time_rule,
+)
+from costfuse.fusion_pass import FusionPass
+from costfuse.graph import edges_into, function_blocks, generics_in
+from costfuse.ir import parse_module
+from costfuse.policy import Decision, FusionCandidate, GroupEstimate
+from costfuse.rewrite import build_fused, discard
+from costfuse.targets import TARGETS, get_target
 
 
 # --- IR builders shared with test_learned ------------------------------------------
@@ -224,7 +225,7 @@ def test_analytical_reduction_candidate():
 
 
 def test_registered_and_cli_options(capsys, tmp_path):
-    assert MODELS["analytical"] is Analytical
+    assert policy_class("analytical", "edges") is policy_class("analytical", "groups") is Analytical
     src = tmp_path / "chain.mlir"
     src.write_text(chain_module(3))
     assert opt_main([str(src), "--fusion", "elementwise", "--cost-model", "analytical", "--arch", "sm_80",

@@ -18,13 +18,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
 
 from costfuse.cli import opt_main
-from costfuse.cost_models import Learned
 from costfuse.cost_models import registry
 from costfuse.cost_models.bundle import Bundle, BundleError, load_bundle
-from costfuse.cost_models.learned import SHIPPED_MODEL_DIR
-from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
+from costfuse.cost_models.learned import SHIPPED_MODEL_DIR, LearnedEdges
 from tests.test_analytical import chain_module
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,7 +33,6 @@ HEAVY = ("xgboost", "sklearn", "pandas", "costfuse.train", "mlflow")
 def make_bundle(directory: Path, arch: str | None = "sm_90", bytes_objective: str = "reg:squarederror") -> Path:
     """A two-head bundle (spill classifier, spill_bytes regressor) trained on random rows in [0, 1)."""
     import xgboost as xgb
-
     from costfuse.train.model_io import FORMAT, save_bundle
 
     rng = np.random.default_rng(0)
@@ -126,8 +124,8 @@ def test_a_file_as_model_is_refused_with_the_folder_to_pass(bundle, tmp_path, ca
 def test_arch_mismatch_is_an_error_unless_allowed(bundle, tmp_path, capfd):
     with pytest.raises(ValueError, match=r"trained on sm_90 labels \(triton 3\.6\.0, ptxas 12\.8\.93\), "
                                          r"but the target is sm_80; pass --allow-arch-mismatch"):
-        Learned(model=str(bundle), arch="sm_80")
-    assert Learned(model=str(bundle), arch="sm_80", allow_arch_mismatch=True).metadata["arch"] == "sm_90"
+        LearnedEdges.load(model=str(bundle), arch="sm_80")
+    assert LearnedEdges.load(model=str(bundle), arch="sm_80", allow_arch_mismatch=True).metadata["arch"] == "sm_90"
     rc, err = run_opt(tmp_path, capfd, "--model", str(bundle), "--arch", "sm_80")
     assert rc == 1 and err.count("\n") == 1 and "--allow-arch-mismatch" in err
     assert run_opt(tmp_path, capfd, "--model", str(bundle), "--arch", "sm_80", "--allow-arch-mismatch")[0] == 0
@@ -137,8 +135,8 @@ def test_arch_mismatch_is_an_error_unless_allowed(bundle, tmp_path, capfd):
 def test_a_bundle_that_does_not_record_its_arch_is_refused_unless_allowed(tmp_path):
     old = make_bundle(tmp_path / "old", arch=None)
     with pytest.raises(ValueError, match="does not record the arch of its labels.*--allow-arch-mismatch"):
-        Learned(model=str(old))
-    assert Learned(model=str(old), allow_arch_mismatch=True).heads
+        LearnedEdges.load(model=str(old))
+    assert LearnedEdges.load(model=str(old), allow_arch_mismatch=True).heads
 
 
 def test_shipped_model_records_the_arch_and_toolchain_of_its_dataset():
@@ -149,7 +147,7 @@ def test_shipped_model_records_the_arch_and_toolchain_of_its_dataset():
     rows = read_dataset(REPO / meta["dataset"])
     for column in ("arch", "triton_version", "ptxas_version"):
         assert [meta[column]] == sorted(rows[column].unique()), column
-    assert Learned().metadata["arch"] == "sm_90"
+    assert LearnedEdges.load().metadata["arch"] == "sm_90"
 
 
 def test_a_head_numpy_cannot_evaluate_falls_back_to_xgboost(tmp_path, monkeypatch):
@@ -160,14 +158,14 @@ def test_a_head_numpy_cannot_evaluate_falls_back_to_xgboost(tmp_path, monkeypatc
     from costfuse.cost_models import bundle as bundle_mod
 
     path = make_bundle(tmp_path / "poisson", bytes_objective="count:poisson")
-    m = Learned(model=str(path))
+    m = LearnedEdges.load(model=str(path))
     assert m.heads["spill"].forest is not None and m.heads["spill_bytes"].forest is None
     X = np.random.default_rng(2).random((5, len(FEATURE_COLUMNS)))
     ref = xgb.Booster(model_file=str(path / "spill_bytes.json")).inplace_predict(X)
     np.testing.assert_allclose(m._predict(X)["spill_bytes"], ref, rtol=1e-6)
     monkeypatch.setattr(bundle_mod, "_xgboost_installed", lambda: False)
     with pytest.raises(ValueError, match=r"spill_bytes\.json: its trees need XGBoost.*pip install xgboost"):
-        Learned(model=str(path))
+        LearnedEdges.load(model=str(path))
 
 
 # --- item 3: models:/ without a tracking store ------------------------------------------
@@ -249,3 +247,28 @@ def test_learned_groups_import_neither_the_trainer_nor_xgboost_sklearn_pandas(tm
     assert p.returncode == 0, p.stderr
     assert "# learned groups:" in p.stderr and "learned: fastest config predicted spill-free" in p.stderr
     assert p.stdout.strip() == ""
+
+
+def test_an_arch_is_one_name_however_it_is_spelled():
+    """The shipped sm_90 model serves sm_90a (its features change no register file), as the analytical
+    model's constants already did: one parser of arch names (targets.arch_name)."""
+    from costfuse.cost_models.learned_groups import LearnedGroups
+    from costfuse.targets import arch_name
+
+    assert [arch_name(a) for a in ("sm_90", "90", "SM_90", "sm_90a", " sm_90a ")] == ["sm_90"] * 5
+    assert LearnedEdges.load(arch="sm_90a").metadata["arch"] == "sm_90"
+    assert LearnedGroups.load(arch="sm_90a").heads.bundle.metadata["arch"] == "sm_90"
+
+
+def test_a_learned_policy_reads_nothing_until_used(tmp_path):
+    """Constructing checks the options only; the model is read on first use or by ``load``."""
+    from costfuse.cost_models.learned_groups import LearnedGroups
+
+    missing = str(tmp_path / "nothing")
+    edges, groups = LearnedEdges(model=missing), LearnedGroups(group_model=missing)   # no error: nothing read
+    with pytest.raises(ValueError, match="cannot load model"):
+        LearnedEdges.load(model=missing)
+    with pytest.raises(ValueError, match="cannot load the group model"):
+        groups.heads  # noqa: B018
+    with pytest.raises(ValueError, match="cannot load model"):
+        edges.heads  # noqa: B018

@@ -15,12 +15,13 @@ import types
 from pathlib import Path
 
 import pytest
-
-import experiments.compare_cost_models as ccm
-from costfuse.cost_models import Always, Threshold
 from costfuse.data.compile import CompileResult
 from costfuse.data.families import generate
 from costfuse.data.latency_oracle import LatencyTable
+
+import experiments.compare_cost_models as ccm
+from costfuse.cost_models.always import Always
+from costfuse.cost_models.threshold import Threshold
 from costfuse.ir import new_context
 
 REPO = Path(__file__).parents[1]

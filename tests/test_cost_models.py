@@ -6,13 +6,14 @@ from dataclasses import dataclass
 import pytest
 from corpus import CORPUS
 
-from costfuse.cost_models import Always, CostModel, Decision, FusionCandidate, Threshold
-from costfuse.cost_models.base import GroupEstimate, MergeVerdict
+from costfuse.cost_models.always import Always
+from costfuse.cost_models.threshold import Threshold
 from costfuse.fusion_pass import FusionPass
 from costfuse.graph import function_blocks, generics_in
 from costfuse.ir import parse_module
 from costfuse.kernel import analyze_kernel
 from costfuse.launch import KernelLaunch, heuristic_launch
+from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy, MergeVerdict
 from costfuse.upstream import count_generics
 
 
@@ -142,8 +143,11 @@ def test_threshold_limits_the_merged_group(limits, verdict):
 
 
 @dataclass
-class Timed(CostModel):
+class Timed(EdgePolicy, GroupPolicy):
     """The base class's group rules only: no ``margin`` field, and ``decide`` echoes its candidate."""
+
+    def best_config(self, shape):
+        return None
 
     name = "timed"
 
@@ -186,8 +190,8 @@ def test_group_estimate_line_and_the_base_defaults():
     big = GroupEstimate(KernelLaunch("pointwise", 1024, 1, 4), 10.0, 10**10)
     assert big.line() == "pointwise x1024 r1 w4, regs ?, spill 0 B, hbm 10000.000 MB, 10000000.00 us"
     assert _est(1e-6).line() == "pointwise x1024 r1 w4, regs ?, spill 0 B, hbm 0.000 MB, 1.00 us"
-    with pytest.raises(NotImplementedError, match="^cost model 'timed' does not decide kernel groups$"):
-        Timed().best_config(None)
+    with pytest.raises(TypeError, match="best_config"):   # a group policy must say how it picks a config
+        type("NoConfig", (GroupPolicy,), {"name": "noconfig"})()
     assert Timed().decide_batch(["a", "b"]) == [Decision(True, "a"), Decision(True, "b")]
 
 

@@ -8,10 +8,11 @@ from corpus import CORPUS, Program, ident, tensor
 from iree.compiler import ir
 from iree.compiler.passmanager import PassManager
 
-from costfuse.cost_models import Always, CostModel, Decision
+from costfuse.cost_models.always import Always
 from costfuse.fusion_pass import DecisionRecord, FusionPass
 from costfuse.graph import function_blocks, generics_in
 from costfuse.ir import parse_module
+from costfuse.policy import Decision, EdgePolicy
 
 TY = tensor((4, 8), "f32")
 
@@ -21,7 +22,7 @@ def _label(op) -> str:
 
 
 @dataclass
-class Scripted(CostModel):
+class Scripted(EdgePolicy):
     """Refuses the producers labelled in ``refuse``; logs each question and each (memoized) consumer analysis."""
 
     name = "scripted"

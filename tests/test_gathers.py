@@ -6,7 +6,7 @@ The lowering side (loads, bounds masks, HBM bytes) is in tests/data/test_lower_g
 
 import pytest
 
-from costfuse.cost_models import Always
+from costfuse.cost_models.always import Always
 from costfuse.graph import function_blocks, generics_in
 from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 from costfuse.groups import _Formation

@@ -228,7 +228,7 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 def test_a_consumer_reading_a_producer_twice_is_fused_only_when_recomputing_is_allowed():
     """Upstream refuses it; with recomputation each read is fused in turn (the kernel-group pass relies on
     it to inline index-built masks that a consumer reads twice)."""
-    from costfuse.cost_models import Always
+    from costfuse.cost_models.always import Always
     from costfuse.fusion_pass import FusionPass
     from costfuse.reference import assert_same_semantics
 

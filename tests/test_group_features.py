@@ -6,12 +6,12 @@ import math
 
 import numpy as np
 import pytest
-
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.featurize.group_features import (
     GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, JOINT_COLUMNS, LAUNCH_COLUMNS, group_features, group_static,
     launch_for_v1_config,
 )
+
 from costfuse.graph import function_blocks, generics_in
 from costfuse.ir import parse_module
 from costfuse.kernel import analyze_kernel
@@ -142,7 +142,7 @@ def test_registers_available_follow_the_warps(generics):
 
 
 def test_register_estimate_is_the_analytical_one(generics):
-    """est_regs / est_spill_bytes are ``cost_models/group_time.py``'s figures (one ``register_estimate``)."""
+    """est_regs / est_spill_bytes are the group time's figures (one ``row_registers``, costfuse/estimates.py)."""
     from costfuse.cost_models.group_time import score_configs
     from costfuse.targets import get_target
 

@@ -5,7 +5,11 @@ from pathlib import Path
 import pytest
 from corpus import CORPUS
 
-from costfuse.cost_models import Always, Analytical, Inductor, Threshold, Xla
+from costfuse.cost_models.always import Always
+from costfuse.cost_models.analytical import Analytical
+from costfuse.cost_models.inductor import Inductor
+from costfuse.cost_models.threshold import Threshold
+from costfuse.cost_models.xla import Xla
 from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 from costfuse.ir import parse_module, print_module, verify
 from costfuse.launch import KERNEL_ATTR, LAUNCH_ATTR, KernelLaunch
@@ -229,11 +233,11 @@ def test_a_value_only_a_copy_in_another_kernel_reads_is_stored_by_its_kernel():
     the same op).  That kernel must still store g1 for the copy; it stored nothing, and the call read an
     erased value ("operand is unlinked").  Numbers are checked on the outlined module shrunk to 8 rows
     of 96 (decisions as taken at full size, by the shipped group heads)."""
-    from costfuse.cost_models import Learned
+    from costfuse.cost_models.learned_groups import LearnedGroups
 
     path = Path(__file__).parents[1] / "experiments" / "workloads" / "cross_entropy_bwd_32k_f32.mlir"
     text = path.read_text()
-    after, p = grouped(text, Learned())
+    after, p = grouped(text, LearnedGroups())
     import re
 
     shrink = lambda t: re.sub(r"(?<![\d.e])32000(?!\d)", "96", re.sub(r"(?<![\d.e])2048(?!\d)", "8", t))  # noqa: E731

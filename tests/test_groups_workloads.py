@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from costfuse.cost_models import MODELS
 from costfuse.data.lower_kernel import kernel_functions, lower_kernels
 from costfuse.data.verify_kernel import verify_kernel
+
+from costfuse.cost_models import policy_class
 from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 from costfuse.ir import parse_module, print_module, verify
 from costfuse.reference import assert_same_semantics
@@ -47,7 +47,7 @@ def small_export(name: str, out: Path, monkeypatch) -> str:
 def test_grouped_workload_keeps_its_numbers_and_every_kernel_lowers(name, small_dir, monkeypatch):
     before = small_export(name, small_dir, monkeypatch)
     module = parse_module(before, name)
-    run_group_pipeline(module, GroupFusionPass(MODELS["analytical"]()))
+    run_group_pipeline(module, GroupFusionPass(policy_class("analytical", "groups")()))
     verify(module)
     after = print_module(module)
     assert_same_semantics(before, after, "main", seed=0)

@@ -109,6 +109,7 @@ def _kernel(rows: int, n: int, reduce: bool):
 
 def test_kernel_launch_checks_itself_and_converts_both_ways():
     from costfuse.data.launch_config import LaunchConfig
+
     from costfuse.launch import LAUNCH_ATTR
 
     with pytest.raises(ValueError, match=r"^launch mode must be one of \('pointwise', 'persistent', 'looped'\), got 'x'$"):
@@ -146,6 +147,7 @@ def test_pointwise_space_starts_at_one_element_per_thread_and_falls_back_for_tin
 
 def test_row_space_bounds_tiles_chunks_and_warps_exactly():
     from costfuse.data.launch_config import MAX_TILE_ELEMS
+
     from costfuse.launch import MAX_LOOPED_TILE, MIN_RBLOCK
 
     _m, k = _kernel(8, 4096, reduce=True)
@@ -655,8 +657,8 @@ def _chain_block(length: int = 2):
 
 
 def test_group_labels_and_decision_lines():
-    from costfuse.cost_models.base import GroupEstimate
     from costfuse.groups import GroupDecision, label
+    from costfuse.policy import GroupEstimate
 
     assert label([4, 0, 2], recomputed=[2]) == "g1+g3'+g5" and label([1]) == "g2"
     est = GroupEstimate(KernelLaunch("pointwise", 1024, 1, 4), 1e-6, 1000)
@@ -665,7 +667,7 @@ def test_group_labels_and_decision_lines():
 
 
 def test_always_merges_a_chain_into_one_kernel_with_every_decision():
-    from costfuse.cost_models import Always
+    from costfuse.cost_models.always import Always
     from costfuse.groups import form_groups
 
     _m, block = _chain_block(3)
@@ -682,15 +684,12 @@ def test_a_model_that_accepts_no_config_keeps_every_kernel_at_the_heuristic():
     import math
     from dataclasses import dataclass
 
-    from costfuse.cost_models import CostModel, Decision
     from costfuse.groups import form_groups
+    from costfuse.policy import GroupPolicy
 
     @dataclass
-    class NoConfig(CostModel):
+    class NoConfig(GroupPolicy):
         name = "noconfig"
-
-        def decide(self, candidate):
-            return Decision(False, "")
 
         def best_config(self, shape):
             return None
@@ -706,7 +705,7 @@ def test_a_model_that_accepts_no_config_keeps_every_kernel_at_the_heuristic():
 
 
 def test_a_generic_that_is_no_row_kernel_stays_alone_at_v1s_config():
-    from costfuse.cost_models import Always
+    from costfuse.cost_models.always import Always
     from costfuse.groups import form_groups
 
     # an outer reduction (not groupable) feeding an elementwise op
@@ -764,10 +763,10 @@ def test_dynamic_reshapes_stay_and_a_skipped_reshape_does_not_stop_the_next():
 def test_a_lone_generic_that_is_no_row_kernel_gets_v1s_config(case, launch, nbytes):
     import math
 
-    from costfuse.groups import lone_estimate
+    from costfuse.cost_models.always import Always
 
     module, op = _op(**case)
     with module.context:
-        est = lone_estimate(op)
+        est = Always().lone_estimate(op)
     assert (est.launch, est.hbm_bytes, est.reason) == (KernelLaunch(*launch), nbytes, "not a row kernel: v1 config")
     assert math.isnan(est.time_s)

@@ -19,10 +19,10 @@ import pandas as pd
 import pytest
 
 from costfuse.cli import opt_main
-from costfuse.cost_models import MODELS, Analytical, Learned
 from costfuse.cost_models import learned as learned_mod
-from costfuse.cost_models.analytical import kernel_features
-from costfuse.cost_models.learned import SHIPPED_MODEL_DIR, KernelPrediction
+from costfuse.cost_models import policy_class
+from costfuse.cost_models.analytical import Analytical, kernel_features
+from costfuse.cost_models.learned import SHIPPED_MODEL_DIR, KernelPrediction, LearnedEdges
 from costfuse.fusion_pass import FusionPass
 from costfuse.ir import parse_module
 from tests.test_analytical import candidate, chain_module, pressure_into_reduction_module
@@ -32,7 +32,6 @@ SHIPPED = (SHIPPED_MODEL_DIR / "metadata.json").is_file()
 
 def _tiny_table():
     """Features of every fused group of 3 programs per family at 3 configs, with rule-made labels."""
-    from costfuse.targets import get_target
     from costfuse.data.families import FAMILIES, generate
     from costfuse.data.groups import enumerate_groups, fuse_group
     from costfuse.data.launch_config import LaunchConfig, heuristic_config
@@ -40,6 +39,7 @@ def _tiny_table():
     from costfuse.train.dataset import TrainingTable
 
     from costfuse.ir import new_context
+    from costfuse.targets import get_target
 
     target, rng, ctx = get_target("sm_90"), random.Random(0), new_context()  # one context: 10x faster parses
     X, rows = [], []
@@ -97,15 +97,19 @@ def model_path(tiny) -> str:
 
 
 @pytest.fixture(scope="session")
-def model(model_path) -> Learned:
-    return Learned(model=model_path)
+def model(model_path) -> LearnedEdges:
+    return LearnedEdges.load(model=model_path)
 
 
 def test_registered_with_its_options():
-    assert MODELS["learned"] is Learned
-    fields = {f for f in Learned.__dataclass_fields__ if Learned.__dataclass_fields__[f].init}
-    assert fields == {"model", "tracking_uri", "arch", "margin", "spill_budget", "tile_policy", "allow_arch_mismatch",
-                      "group_model", "spill_cut"}
+    from costfuse.cost_models.learned_groups import LearnedGroups
+
+    assert policy_class("learned", "edges") is LearnedEdges and policy_class("learned", "groups") is LearnedGroups
+    init = lambda cls: {f for f, v in cls.__dataclass_fields__.items() if v.init}  # noqa: E731
+    assert init(LearnedEdges) == {"model", "tracking_uri", "arch", "margin", "spill_budget", "tile_policy",
+                                  "allow_arch_mismatch"}
+    assert init(LearnedGroups) == {"group_model", "arch", "margin", "spill_budget", "spill_cut", "allow_arch_mismatch",
+                                   "fallback"}
 
 
 def test_fast_predict_matches_model_io(model):
@@ -129,7 +133,7 @@ def test_numpy_forest_equals_xgboost_on_both_batch_paths(model, tiny):
     X = lo + (hi - lo) * rng.random((200, len(lo)))
     X[:, 0] = np.round(X[:, 0])  # whole counts land exactly on split values, as real features do
     X[0, 3] = np.nan             # a missing value follows each split's default direction
-    for head in [*model.heads.values(), *Learned(model=str(tiny[1])).heads.values()]:
+    for head in [*model.heads.values(), *LearnedEdges.load(model=str(tiny[1])).heads.values()]:
         assert head.forest is not None
         np.testing.assert_allclose(head.forest.predict(X), head.booster().inplace_predict(X), rtol=1e-5, atol=1e-5)
     small, large = model._predict(X[:3]), model._predict(X)  # forest path, inplace_predict path
@@ -152,14 +156,15 @@ def test_pass_analyzes_each_op_once_per_run(model_path, monkeypatch):
     from dataclasses import replace
 
     import costfuse.featurize.features as features
-    from costfuse.cost_models import Always
     from costfuse.data.families import generate
+
+    from costfuse.cost_models.always import Always
 
     calls = []
     real = features.analyze_generic
     monkeypatch.setattr(features, "analyze_generic", lambda op: calls.append(1) or real(op))
     text = generate("tree", 2).text
-    m = Learned(model=model_path)
+    m = LearnedEdges.load(model=model_path)
     decisions = FusionPass(m).run(parse_module(text))
     legal = [d for d in decisions if d.legal]
     distinct = {d.producer for d in legal} | {d.consumer for d in legal} | {f"{d.producer}+{d.consumer}" for d in legal}
@@ -212,7 +217,7 @@ def test_out_of_training_range_falls_back_to_analytical(model):
 
 
 def test_batched_decisions_equal_single_ones_and_are_cached(model_path, monkeypatch):
-    m = Learned(model=model_path)
+    m = LearnedEdges.load(model=model_path)
     calls = []
     real = m._predict
     monkeypatch.setattr(m, "_predict", lambda X: calls.append(len(X)) or real(X))
@@ -230,7 +235,7 @@ def test_rule_spill_budget_and_parts_that_already_spill(model):
     def pred(b):
         return KernelPrediction(0.9 if b else 0.0, b > 0, float(b), float("nan"), True)
 
-    m = Learned(model=model.model)
+    m = LearnedEdges.load(model=model.model)
     assert not m._decide(fs, [pred(100), pred(0), pred(0)], False).fuse
     assert m._decide(fs, [pred(100), pred(0), pred(100)], False).fuse  # the consumer spilled as much already
     m.spill_budget = 128
@@ -241,7 +246,7 @@ def test_rule_spill_budget_and_parts_that_already_spill(model):
 
 
 def test_latency_head_is_used_when_present(tiny):
-    m = Learned(model=str(tiny[1]))
+    m = LearnedEdges.load(model=str(tiny[1]))
     assert m.has_latency
     with candidate(chain_module(2)) as cand:
         fs = tuple(kernel_features(op) for op in (cand.fused, cand.producer, cand.consumer))
@@ -275,7 +280,7 @@ def test_schema_mismatch_is_refused(tiny, tmp_path):
     meta["feature_schema_version"] = -1
     (bad / "metadata.json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="feature schema"):
-        Learned(model=str(bad))
+        LearnedEdges.load(model=str(bad))
 
 
 @pytest.mark.slow  # MLflow logging and registering takes ~20 s here
@@ -286,13 +291,13 @@ def test_registry_alias_loads_every_head(tiny, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     uri = f"sqlite:///{tmp_path}/mlflow.db"
     log_run(tiny[0], tracking_uri=uri, command="test", alias="champion")
-    m = Learned(model="models:/costfuse-spill@champion", tracking_uri=uri)
+    m = LearnedEdges.load(model="models:/costfuse-spill@champion", tracking_uri=uri)
     assert set(m.heads) == {"spill", "spill_bytes", "latency"}
-    local = Learned(model=str(tiny[1]))
+    local = LearnedEdges.load(model=str(tiny[1]))
     with candidate(chain_module(2)) as c1, candidate(pressure_into_reduction_module()) as c2:
         assert m.decide_batch([c1, c2]) == local.decide_batch([c1, c2])
     with pytest.raises(ValueError, match="cannot load model"):
-        Learned(model="models:/costfuse-nothing@champion", tracking_uri=uri)
+        LearnedEdges.load(model="models:/costfuse-nothing@champion", tracking_uri=uri)
 
 
 # ---------------------------------------------------------------------------
@@ -327,8 +332,9 @@ LABELLED = [
 def on_candidate(program_id: str, fused: str, visit):
     """``visit(candidate)`` for the candidate whose fused op the pass names ``fused``, while the pass
     (fusing as ``always``) runs on the dataset program, regenerated from its family and seed."""
-    from costfuse.cost_models import Always
     from costfuse.data.families import generate
+
+    from costfuse.cost_models.always import Always
 
     family, seed = program_id.rsplit("-", 1)
     out = []
@@ -346,8 +352,9 @@ def on_candidate(program_id: str, fused: str, visit):
 
 def policy_configs(c, policy: str) -> list:
     """Launch configs of (fused, producer, consumer) under ``policy``."""
-    from costfuse.cost_models.analytical import launch_config_for
     from costfuse.featurize.features import analyze_generic
+
+    from costfuse.cost_models.analytical import launch_config_for
 
     configs = []
     for op in (c.fused, c.producer, c.consumer):
@@ -372,7 +379,7 @@ def heuristic_labels() -> dict:
 def test_decisions_agree_with_ptxas_on_dataset_candidates(program_id, fused, policy, recorded, heuristic_labels):
     """The shipped model fuses iff ptxas says the fused kernel adds no spill bytes to its parts', and its
     predicted spill bytes are zero exactly for the kernels ptxas does not spill."""
-    m = Learned(tile_policy=policy)
+    m = LearnedEdges.load(tile_policy=policy)
 
     def visit(c):
         labels = recorded

@@ -14,13 +14,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from costfuse.featurize.group_features import GROUP_COLUMNS, group_static
 from group_data import kernel_shape
 from test_group_features import softmax
 
 from costfuse.cli import main
-from costfuse.cost_models import Analytical, Learned
-from costfuse.cost_models.learned_groups import FALLBACK
-from costfuse.featurize.group_features import GROUP_COLUMNS, group_static
+from costfuse.cost_models.analytical import Analytical
+from costfuse.cost_models.learned_groups import FALLBACK, LearnedGroups
 from costfuse.launch import config_space
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
@@ -48,7 +48,7 @@ def trained_group(bundle, group_v2_dir):
 
 def test_a_group_inside_the_training_range_gets_a_learned_config(bundle, trained_group):
     _, shape = trained_group
-    m = Learned(group_model=str(bundle))
+    m = LearnedGroups(group_model=str(bundle))
     est = m.best_config(shape)
     assert est.launch in config_space(shape)
     assert est.reason.startswith("learned: ") and "predicted spill-free" in est.reason, est.reason
@@ -62,7 +62,7 @@ def test_heads_that_always_predict_a_spill_fall_back_to_analytical(bundle, train
     meta["heads"]["spill"]["threshold"] = 0.0          # P(spill) >= 0 everywhere
     (always / "metadata.json").write_text(json.dumps(meta))
     _, shape = trained_group
-    m = Learned(group_model=str(always))
+    m = LearnedGroups(group_model=str(always))
     est = m.best_config(shape)
     n = len(config_space(shape))
     assert est.reason.startswith(f"{FALLBACK} (no config of {n} predicted within the spill budget): "), est.reason
@@ -79,15 +79,15 @@ def test_the_spill_cut_picks_which_recorded_threshold_the_policy_decides_at(bund
     meta["heads"]["spill"].update(decision_threshold=1.5, threshold=0.0)   # recall: never spills; f1: always
     (cut / "metadata.json").write_text(json.dumps(meta))
     _, shape = trained_group
-    assert Learned(group_model=str(cut), spill_cut="recall").best_config(shape).reason.startswith(
+    assert LearnedGroups(group_model=str(cut), spill_cut="recall").best_config(shape).reason.startswith(
         "learned: fastest config predicted spill-free")
-    assert Learned(group_model=str(cut)).best_config(shape).reason.startswith(FALLBACK)
+    assert LearnedGroups(group_model=str(cut)).best_config(shape).reason.startswith(FALLBACK)
     del meta["heads"]["spill"]["decision_threshold"]      # an older bundle
     (cut / "metadata.json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="records no decision_threshold"):
-        Learned(group_model=str(cut), spill_cut="recall").best_config(shape)
+        LearnedGroups(group_model=str(cut), spill_cut="recall").best_config(shape)
     with pytest.raises(ValueError, match="--spill-cut must be one of f1, recall, got 'max'"):
-        Learned(group_model=str(bundle), spill_cut="max").best_config(shape)
+        LearnedGroups(group_model=str(bundle), spill_cut="max").best_config(shape)
 
 
 def test_a_row_longer_than_any_trained_falls_back_naming_the_column(bundle):
@@ -98,7 +98,7 @@ def test_a_row_longer_than_any_trained_falls_back_naming_the_column(bundle):
     module = parse_module(softmax(4, 2**18, "f32"))     # n above MAX_N, so above every trained row length
     with module.context:
         shape = analyze_kernel(generics_in(function_blocks(module)[0]))
-    m = Learned(group_model=str(bundle))
+    m = LearnedGroups(group_model=str(bundle))
     est = m.best_config(shape)
     assert est.reason.startswith(f"{FALLBACK} (group outside the training range (log2_n=18 not in ["), est.reason
     assert est.launch == Analytical().best_config(shape).launch and m.group_fallbacks == (1, 1)
@@ -112,8 +112,8 @@ def test_a_group_model_of_another_arch_is_refused_unless_allowed(bundle, trained
     (other / "metadata.json").write_text(json.dumps(meta))
     _, shape = trained_group
     with pytest.raises(ValueError, match=f"group model {other}: .*sm_80.*pass --allow-arch-mismatch"):
-        Learned(group_model=str(other)).best_config(shape)
-    assert Learned(group_model=str(other), allow_arch_mismatch=True).best_config(shape).reason.startswith("learned: ")
+        LearnedGroups(group_model=str(other)).best_config(shape)
+    assert LearnedGroups(group_model=str(other), allow_arch_mismatch=True).best_config(shape).reason.startswith("learned: ")
 
 
 def test_opt_explain_with_a_group_model(bundle, tmp_path, capsys):
@@ -147,7 +147,7 @@ def test_the_learned_policy_keeps_the_numbers(bundle):
 
     before = (EXAMPLES / "layernorm_gelu_mlp.mlir").read_text()
     module = parse_module(before)
-    model = Learned(group_model=str(bundle))
+    model = LearnedGroups(group_model=str(bundle))
     p = GroupFusionPass(model)
     run_group_pipeline(module, p)
     verify(module)

@@ -3,11 +3,10 @@ then the same on real MLIR bodies."""
 
 from __future__ import annotations
 
-import pytest
+from costfuse.featurize.features import find_generic
+from costfuse.featurize.liveness import Body, Node, body_of, live_intervals, max_live, pressure, sethi_ullman
 
 from costfuse.ir import parse_module
-from costfuse.featurize.features import find_generic
-from costfuse.featurize.liveness import Body, Node, body_of, live_intervals, max_live, pressure, sethi_ullman, type_bits, words
 
 
 def make_body(n_args: int, ops: list[tuple[str, tuple[int, ...]]], yields: tuple[int, ...],
@@ -65,7 +64,6 @@ def test_constants_and_unused_args_are_not_registers():
 def test_f64_values_count_two_words():
     body = make_body(2, [("arith.addf", (0, 1))], (2,), types={0: "f64", 1: "f64", 2: "f64"})
     assert max_live(body) == (2, 4)
-    assert words(64) == 2 and words(16) == 1 and words(1) == 1
 
 
 def test_multiple_yields_are_all_live_at_the_end():
@@ -103,23 +101,6 @@ def test_body_of_reads_mlir_in_program_order():
     assert body.nodes[1].operands == (0, 1)
     p = pressure(body)
     assert (p.max_live_values, p.max_live_words, p.sethi_ullman) == (3, 3, 3)
-
-
-def test_unknown_element_type_is_a_clear_error():
-    with pytest.raises(ValueError, match="unknown element type"):
-        type_bits("f8E4M3FN")
-    assert type_bits("i7") == 7
-
-
-def test_type_bits_accepts_only_integer_spellings_beyond_the_table_and_names_the_known_ones():
-    assert (type_bits("i4"), type_bits("i128")) == (4, 128)
-    with pytest.raises(ValueError, match=r"^unknown element type 'f128' \(known: f64, f32, f16, bf16, i64, i32, i16, "
-                                         r"i8, i1, index\)$"):
-        type_bits("f128")
-
-
-def test_words_round_up_to_whole_registers():
-    assert [words(b) for b in (1, 32, 33, 40, 64, 65)] == [1, 1, 2, 2, 2, 3]
 
 
 def test_sethi_ullman_of_constants_and_of_a_dead_subtree():

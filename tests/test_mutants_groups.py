@@ -21,20 +21,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import pytest
-from iree.compiler import ir
-
-from costfuse.cost_models import Always
-from costfuse.cost_models.base import CostModel, Decision, GroupEstimate, MergeVerdict
 from costfuse.data.mlir_text import Program, amap, ident, tensor
-from costfuse.graph import function_blocks, generics_in
-from costfuse.groups import form_groups, label, lone_estimate
-from costfuse.kernel import tensor_bytes as _tensor_bytes
-from costfuse.ir import parse_module
-from costfuse.launch import KernelLaunch, heuristic_launch
-
+from iree.compiler import ir
 from test_kernel_shape import _ID2, _op
 from test_peer_models import _fill
 
+from costfuse.cost_models.always import Always
+from costfuse.graph import function_blocks, generics_in
+from costfuse.groups import form_groups, label
+from costfuse.ir import parse_module
+from costfuse.kernel import tensor_bytes as _tensor_bytes
+from costfuse.launch import KernelLaunch, heuristic_launch
+from costfuse.policy import GroupEstimate, GroupPolicy, MergeVerdict
 
 X = tensor((4, 8), "f32")
 ROW = amap(2, "d0")
@@ -42,7 +40,7 @@ ROW = amap(2, "d0")
 
 # --- a cost model whose answers the test writes -----------------------------------------------
 @dataclass
-class Scripted(CostModel):
+class Scripted(GroupPolicy):
     """Prices a kernel at the heuristic config with ``1 us`` per member, named by what it computes
     and stores (its estimate's ``reason``, e.g. ``g1+g2 stores g2``); refuses a config to the
     kernels named in ``refuse``; merges when the merged kernel's name is in ``merges`` and
@@ -56,8 +54,6 @@ class Scripted(CostModel):
     refuse: tuple = ()
     asked: list = field(default_factory=list)
 
-    def decide(self, candidate):
-        return Decision(False, "scripted decides kernel groups only")
 
     def describe(self, shape) -> str:
         members = [self.gnum[m.op] for m in shape.members]
@@ -90,7 +86,7 @@ class Formed:
     """``form_groups`` of ``@main`` and the model it ran with (the module keeps the ops alive)."""
 
     module: ir.Module
-    model: CostModel
+    model: GroupPolicy
     kernels: list
     decisions: list
 
@@ -111,7 +107,7 @@ class Formed:
         return [(k.label, k.unstored, k.estimate.reason) for k in self.kernels]
 
 
-def form(text: str, model: CostModel | None = None, **tables) -> Formed:
+def form(text: str, model: GroupPolicy | None = None, **tables) -> Formed:
     """Form the groups of ``text``'s function under ``model``, by default a :class:`Scripted` one
     with ``tables`` (``merges``, ``recomputes``, ``refuse``)."""
     module = parse_module(text)
@@ -234,7 +230,7 @@ def test_a_lone_generic_gets_v1s_config_from_its_results_and_first_input(case, l
     holds the reduced elements, looped otherwise.  Bytes: every input and result once; no time."""
     module, op = _lone(case)
     with module.context:
-        est = lone_estimate(op)
+        est = Always().lone_estimate(op)
     assert (est.launch, est.hbm_bytes, est.reason) == (KernelLaunch(*launch), nbytes, "not a row kernel: v1 config")
     assert type(est.hbm_bytes) is int and math.isnan(est.time_s)
 
@@ -249,7 +245,7 @@ def test_a_lone_generic_on_index_tensors_gets_v1s_config():
     """An element type with no bit width in MLIR's type API (``index``) still gets a config."""
     module, op = _index_generic()
     with module.context:
-        est = lone_estimate(op)
+        est = Always().lone_estimate(op)
     assert (est.launch, est.reason) == (KernelLaunch("pointwise", 4, 1, 1), "not a row kernel: v1 config")
 
 
@@ -259,7 +255,7 @@ def test_a_lone_generics_index_bytes_are_counted_as_kernels_count_them():
 
     module, op = _index_generic()
     with module.context:
-        est = lone_estimate(op)
+        est = Always().lone_estimate(op)
         assert est.hbm_bytes == tensor_bytes(op.operands[0]) + tensor_bytes(op.results[0]) == 4 * 8 * 8 + 4 * 8
 
 

@@ -14,15 +14,15 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
+from costfuse.data.mlir_text import Program, ident, tensor
 from iree.compiler import ir
 
-from costfuse.cost_models import Inductor, group_time
-from costfuse.cost_models.base import Decision, FusionCandidate, GroupEstimate, MergeVerdict
+from costfuse.cost_models import group_time
 from costfuse.cost_models.group_time import ConfigScores
-from costfuse.cost_models.inductor import _num_warps, pointwise_config, realize_on_reuse, reduction_config
-from costfuse.data.mlir_text import Program, ident, tensor
+from costfuse.cost_models.inductor import Inductor, _num_warps, pointwise_config, realize_on_reuse, reduction_config
 from costfuse.graph import CHAIN_ATTR
 from costfuse.launch import KernelLaunch
+from costfuse.policy import Decision, FusionCandidate, GroupEstimate, MergeVerdict
 from tests.test_peer_models import ROW, Kernels, _fill, chain, multi_use, softmax, whole
 
 
@@ -271,12 +271,12 @@ FASTEST = "dropped for > 16 spills (stack/4), fastest by our analytical time"
 
 
 @pytest.mark.parametrize("table,launch,tail", [
-    # B spills 68 B = 17 > 16: dropped, so the slower A wins
-    ({PW_A: (0, 0, 2e-6), PW_B: (0, 68, 1e-6)}, PW_A, "1 " + FASTEST),
-    # 64 B = 16 spills is not > 16: kept, and A is the faster
-    ({PW_A: (0, 64, 1e-6), PW_B: (0, 0, 2e-6)}, PW_A, "0 " + FASTEST),
+    # B spills 136 B (stored + loaded) = 17 registers > 16: dropped, so the slower A wins
+    ({PW_A: (0, 0, 2e-6), PW_B: (0, 136, 1e-6)}, PW_A, "1 " + FASTEST),
+    # 128 B = 16 spilled registers is not > 16: kept, and A is the faster
+    ({PW_A: (0, 128, 1e-6), PW_B: (0, 0, 2e-6)}, PW_A, "0 " + FASTEST),
     # every config spills: the first in list order, although B is faster
-    ({PW_A: (0, 68, 2e-6), PW_B: (0, 100, 1e-6)}, PW_A, "2 dropped for > 16 spills (stack/4), all spill: the first"),
+    ({PW_A: (0, 136, 2e-6), PW_B: (0, 200, 1e-6)}, PW_A, "2 dropped for > 16 spills (stack/4), all spill: the first"),
 ])
 def test_inductor_benchmark_drops_configs_over_16_spills(monkeypatch, table, launch, tail):
     monkeypatch.setattr(group_time, "score_configs", _scored(table))

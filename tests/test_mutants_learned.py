@@ -26,17 +26,17 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from costfuse.cost_models import Analytical, Learned
 from costfuse.cost_models import learned as learned_mod
 from costfuse.cost_models import learned_groups, registry
-from costfuse.cost_models.analytical import kernel_features
-from costfuse.cost_models.base import Decision
+from costfuse.cost_models.analytical import Analytical, kernel_features
 from costfuse.cost_models.bundle import (
     FORMAT, NEEDS_XGBOOST, Bundle, BundleError, Head, arch_problem, check_schema, is_uri, load_bundle, read_json,
 )
 from costfuse.cost_models.forest import flatten
-from costfuse.cost_models.learned import KernelPrediction
+from costfuse.cost_models.learned import KernelPrediction, LearnedEdges
+from costfuse.cost_models.learned_groups import LearnedGroups
 from costfuse.cost_models.registry import NotRegistered, _is_not_registered, _local_store, load_uri, tracking_uri_for
+from costfuse.policy import Decision
 from tests.test_analytical import _f, candidate, chain_module
 from tests.test_bundle import make_bundle
 from tests.test_peer_models import multi_use
@@ -323,7 +323,7 @@ def test_load_registered_takes_a_version_uri_as_it_is(fake_registry):
     assert calls == [("models:/costfuse-spill/3", "", None)]
 
 
-# --- learned.load_heads / Learned.__post_init__ -------------------------------------------------
+# --- learned.load_heads / LearnedEdges.load -------------------------------------------------
 
 def test_load_heads_reads_only_the_heads_the_pass_uses():
     assert set(learned_mod.load_heads().heads) == {"spill", "spill_bytes"}  # the shipped model has regs too
@@ -371,14 +371,14 @@ def test_load_heads_errors_say_what_to_pass(bundle_dir, monkeypatch, tmp_path):
 
 def test_a_model_of_another_arch_is_refused_unless_allowed(bundle_dir):
     with pytest.raises(ValueError) as err:
-        Learned(model=str(bundle_dir), arch="sm_80")
+        LearnedEdges.load(model=str(bundle_dir), arch="sm_80")
     assert str(err.value) == (f"model {bundle_dir}: trained on sm_90 labels (triton 3.6.0, ptxas 12.8.93), but the "
                               "target is sm_80; pass --allow-arch-mismatch to use it anyway")
-    assert Learned(model=str(bundle_dir), arch="sm_80", allow_arch_mismatch=True).heads
+    assert LearnedEdges.load(model=str(bundle_dir), arch="sm_80", allow_arch_mismatch=True).heads
 
 
 def test_the_corners_of_the_training_range_are_in_range():
-    m = Learned()
+    m = LearnedEdges.load()
     ranges = m.metadata["feature_ranges"]
     corners = [tuple(float(ranges[c][k]) for c in m._columns) for k in (0, 1)]
     assert [p.in_range for p in m.predict_rows(corners)] == [True, True]
@@ -388,34 +388,34 @@ def test_a_latency_head_is_noticed(bundle_dir, tmp_path):
     heads = json.loads((bundle_dir / "metadata.json").read_text())["heads"]
     latency = {**heads["spill_bytes"], "transform": "log"}  # any regressor's trees will do
     timed = _with_heads(bundle_dir, tmp_path / "timed", {**heads, "latency": latency})
-    assert Learned(model=str(timed)).has_latency is True
-    assert Learned(model=str(bundle_dir)).has_latency is False
+    assert LearnedEdges.load(model=str(timed)).has_latency is True
+    assert LearnedEdges.load(model=str(bundle_dir)).has_latency is False
 
 
 def test_learned_checks_its_options_when_made():
     with pytest.raises(ValueError) as err:
-        Learned(spill_budget=-1.0)
+        LearnedEdges.load(spill_budget=-1.0)
     assert str(err.value) == "--spill-budget must be >= 0 bytes, got -1.0"
     with pytest.raises(ValueError, match=r"^--tile-policy must be one of heuristic, wide, got 'huge'$"):
-        Learned(tile_policy="huge")
-    assert Learned(tile_policy="wide")._fallback.tile_policy == "wide"
+        LearnedEdges.load(tile_policy="huge")
+    assert LearnedEdges.load(tile_policy="wide")._fallback.tile_policy == "wide"
 
 
 def test_learned_reads_a_registry_uri_from_its_tracking_store(bundle_dir, monkeypatch, tmp_path):
     calls = []
     real = load_bundle(bundle_dir)
     monkeypatch.setattr(registry, "load_registered", lambda *args: calls.append(args) or real)
-    m = Learned(model="models:/costfuse-spill@champion", tracking_uri=str(tmp_path))
+    m = LearnedEdges.load(model="models:/costfuse-spill@champion", tracking_uri=str(tmp_path))
     assert calls == [("models:/costfuse-spill@champion", str(tmp_path), learned_mod.HEADS_USED)]
     assert set(m.heads) == {"spill", "spill_bytes"}
 
 
-# --- learned.Learned.predict_rows -----------------------------------------------------------
+# --- learned.LearnedEdges.predict_rows -----------------------------------------------------------
 
-def _on_two_columns(monkeypatch, pred: dict) -> Learned:
+def _on_two_columns(monkeypatch, pred: dict) -> LearnedEdges:
     """The shipped model with two feature columns ``a``, ``b`` in [0, 10], P(spill) cut 0.5, and ``pred``
     (head -> one value per row) as its heads' answer."""
-    m = Learned()
+    m = LearnedEdges.load()
     m._columns, m._lo, m._hi, m._threshold = ["a", "b"], np.array([0.0, 0.0]), np.array([10.0, 10.0]), 0.5
     monkeypatch.setattr(m, "_predict", lambda X: {k: np.asarray(v[:len(X)], float) for k, v in pred.items()})
     return m
@@ -439,12 +439,12 @@ def test_predict_rows_without_bytes_or_latency_heads(monkeypatch):
     assert math.isnan(spilling.latency_us) and math.isnan(clean.latency_us)
 
 
-# --- learned.Learned.decide_batch ---------------------------------------------------------
+# --- learned.LearnedEdges.decide_batch ---------------------------------------------------------
 
 def test_a_candidate_that_cannot_be_featurized_is_left_unfused_and_the_rest_decided(monkeypatch):
     from costfuse.featurize.features import FeatureError
 
-    m = Learned()
+    m = LearnedEdges.load()
     unfeaturizable = object()
     real = learned_mod.candidate_features
 
@@ -465,7 +465,7 @@ def test_a_candidate_that_cannot_be_featurized_is_left_unfused_and_the_rest_deci
 def test_a_surviving_producer_is_charged_in_a_batch():
     from costfuse.cost_models.analytical import candidate_features, producer_survives
 
-    m = Learned()
+    m = LearnedEdges.load()
     with candidate(multi_use(2, 0)) as cand:  # the producer is read by both consumers: it survives
         assert producer_survives(cand)
         fs = candidate_features(cand, m.tile_policy)
@@ -474,7 +474,7 @@ def test_a_surviving_producer_is_charged_in_a_batch():
     assert m._decide(fs, preds, True) != m._decide(fs, preds, False)
 
 
-# --- learned.Learned._decide ----------------------------------------------------------------
+# --- learned.LearnedEdges._decide ----------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def chain_features() -> tuple[dict, dict, dict]:
@@ -488,7 +488,7 @@ INSIDE = KernelPrediction(0.0, False, 0.0, math.nan, True)
 
 def test_decide_rounds_p_spill_to_four_places(chain_features):
     pf = KernelPrediction(0.123456, False, 0.0, math.nan, True)
-    assert Learned()._decide(chain_features, [pf, INSIDE, INSIDE], False).estimates["p_spill"] == 0.1235
+    assert LearnedEdges.load()._decide(chain_features, [pf, INSIDE, INSIDE], False).estimates["p_spill"] == 0.1235
 
 
 @pytest.mark.parametrize("who", ["producer", "consumer"])
@@ -497,7 +497,7 @@ def test_out_of_range_names_the_kernel_and_charges_a_surviving_producer(chain_fe
     preds = [INSIDE, outside, INSIDE] if who == "producer" else [INSIDE, INSIDE, outside]
     survives, stays = (Analytical().decide_features(*chain_features, s) for s in (True, False))
     assert survives.reason != stays.reason  # the surviving producer's time counts after the fusion
-    d = Learned()._decide(chain_features, preds, True)
+    d = LearnedEdges.load()._decide(chain_features, preds, True)
     assert d.reason.startswith(f"outside training range ({who} numel=1e+09 not in [1, 2]): "
                                f"analytical: {survives.reason}, est. spill")
 
@@ -509,7 +509,7 @@ def test_decide_without_a_latency_head_charges_the_learned_spill_traffic():
     # test_analytical._f(): 8 MiB / 4.8 TB/s + 1 us launch = 2.7476 us; each spilled byte per thread moves
     # 1024 CTAs x 128 threads = 131072 B more: 100 B make the fused kernel 2.7476 + 2.7307 = 5.4783 us,
     # against 2 x 2.7476 = 5.4953 us for the parts.
-    m, fs = Learned(), (_f(), _f(), _f())
+    m, fs = LearnedEdges.load(), (_f(), _f(), _f())
     pf = KernelPrediction(0.9, True, 100.0, math.nan, True)
     est = {"p_spill": 0.9, "spill_pred_bytes": 100.0, "spill_added_bytes": 100.0, "t_fused_us": 5.4783,
            "t_parts_us": 5.4953}
@@ -526,9 +526,9 @@ def _timed(us: float, spill_bytes: float = 0.0) -> KernelPrediction:
     return KernelPrediction(0.0, spill_bytes > 0, spill_bytes, us, True)
 
 
-def test_decide_with_a_latency_head_reports_microseconds():
-    m = Learned()
-    m.has_latency = True
+def test_decide_with_a_latency_head_reports_microseconds(monkeypatch):
+    m = LearnedEdges.load()
+    monkeypatch.setattr(LearnedEdges, "has_latency", True)
     # 99.94999 and 99.949992 us sit just below the edges of 4 decimals (99.95) and 3 digits (99.9):
     # a time scaled by anything but 1e6 rounds or prints otherwise.
     d = m._decide((_f(), _f(), _f()), [_timed(99.94999), _timed(49.974996), _timed(49.974996)], False)
@@ -537,9 +537,9 @@ def test_decide_with_a_latency_head_reports_microseconds():
                           "t_parts_us": 99.95})
 
 
-def test_decide_a_surviving_producer_keeps_its_time_and_its_spills():
-    m = Learned()
-    m.has_latency = True
+def test_decide_a_surviving_producer_keeps_its_time_and_its_spills(monkeypatch):
+    m = LearnedEdges.load()
+    monkeypatch.setattr(LearnedEdges, "has_latency", True)
     preds = [_timed(3.0), _timed(2.0, spill_bytes=50.0), _timed(2.0)]
     d = m._decide((_f(), _f(), _f()), preds, True)  # after: 3 + 2 us; the producer's 50 B still spill
     assert d.reason == "t 5 us > 1 x 4 us, spill +0 B <= budget 0 B (P(spill)=0.00) [latency head]" and not d.fuse
@@ -552,7 +552,7 @@ def test_decide_a_surviving_producer_keeps_its_time_and_its_spills():
 def test_out_of_range_compares_the_liveness_spill_estimates_with_the_budget():
     # liveness estimates, 8 B per word past the 255-register cap: fused 8 x 145 = 1160 B, producer
     # 8 x 45 = 360 B, consumer 0 B
-    m, fs = Learned(), (_f(live_regs_est=400), _f(live_regs_est=300), _f())
+    m, fs = LearnedEdges.load(), (_f(live_regs_est=400), _f(live_regs_est=300), _f())
     preds = [KernelPrediction(0.0, False, 0.0, math.nan, False, "numel=1e+09 not in [1, 2]"), INSIDE, INSIDE]
     d = m._decide(fs, preds, False)
     assert d.reason.endswith(", est. spill +800 B > budget 0 B") and d.estimates["spill_added_bytes"] == 800.0
@@ -566,7 +566,7 @@ def test_out_of_range_compares_the_liveness_spill_estimates_with_the_budget():
                          {**a.estimates, "spill_added_bytes": 1160.0, "in_range": 0})
 
 
-# --- learned.Learned.group_heads / best_config ----------------------------------------------
+# --- learned_groups.LearnedGroups.heads / best_config ----------------------------------------------
 
 GROUP_CUT = 0.125  # the recall-first decision_threshold the fake group model records
 
@@ -591,11 +591,11 @@ def group_loads(monkeypatch):
 
 def test_group_heads_load_once_from_the_group_model(group_loads):
     loads, _ = group_loads
-    m = Learned(group_model="my/groups")
-    heads = m.group_heads()
+    m = LearnedGroups(group_model="my/groups")
+    heads = m.heads
     assert isinstance(heads, learned_groups.GroupHeads) and heads.bundle.metadata["arch"] == "sm_90"
-    assert m.group_heads() is heads and loads == ["my/groups"]
-    recall = Learned(spill_cut="recall").group_heads()  # the cut the policy decides at is the option's
+    assert m.heads is heads and loads == ["my/groups"]
+    recall = LearnedGroups(spill_cut="recall").heads  # the cut the policy decides at is the option's
     assert (recall.spill_cut, recall.threshold) == ("recall", GROUP_CUT)
 
 
@@ -606,22 +606,22 @@ def test_group_heads_of_another_arch_are_refused(group_loads, group_model, named
     meta = learned_groups.load_group_heads().metadata
     versions = f"triton {meta['triton_version']}, ptxas {meta['ptxas_version']}"
     with pytest.raises(ValueError) as err:
-        Learned(group_model=group_model).group_heads()
+        LearnedGroups(group_model=group_model).heads  # noqa: B018
     assert str(err.value) == (f"group model {named}: trained on sm_80 labels ({versions}), but the target is sm_90; "
                               "pass --allow-arch-mismatch to use it anyway")
-    assert Learned(group_model=group_model, allow_arch_mismatch=True).group_heads().bundle.metadata["arch"] == "sm_80"
+    assert LearnedGroups(group_model=group_model, allow_arch_mismatch=True).heads.bundle.metadata["arch"] == "sm_80"
 
 
 def test_best_config_asks_learned_groups_with_the_models_own_settings(group_loads, monkeypatch):
-    m = Learned(spill_budget=16.0)
+    m = LearnedGroups(spill_budget=16.0)
     calls = []
     monkeypatch.setattr(learned_groups, "best_config", lambda *args: calls.append(args) or "the estimate")
     shape = object()
     assert m.best_config(shape) == "the estimate"
     assert len(calls) == 1
     heads, got_shape, target, budget, fallback = calls[0]
-    assert heads is m.group_heads() and got_shape is shape and target is m._target
-    assert budget == 16.0 and fallback is m._fallback
+    assert heads is m.heads and got_shape is shape and target is m._target
+    assert budget == 16.0 and fallback is m.fallback and isinstance(m.fallback, Analytical)
 
 
 # --- forest: XGBoost's semantics on trees written by hand -------------------------------------

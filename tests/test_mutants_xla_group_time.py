@@ -19,16 +19,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
-
-from costfuse.cost_models.base import Decision, MergeVerdict
-from costfuse.cost_models.group_time import ConfigScores, score_configs
-from costfuse.cost_models.xla import MAX_TILE_ELEMS, Xla, XlaEstimate, shared_results, tile_limit, xla_time
 from costfuse.data.mlir_text import Program, ident, tensor
-from costfuse.launch import KernelLaunch
-from costfuse.targets import TARGETS, get_target
-
 from test_analytical import candidate, row_reduce_module
 from test_peer_models import Kernels, _fill, chain, many_reductions, multi_use, softmax, wide
+
+from costfuse.cost_models.group_time import ConfigScores, score_configs
+from costfuse.cost_models.xla import MAX_TILE_ELEMS, Xla, XlaEstimate, shared_results, tile_limit, xla_time
+from costfuse.launch import KernelLaunch
+from costfuse.policy import Decision, MergeVerdict
+from costfuse.targets import TARGETS, get_target
 
 SM90 = get_target("sm_90")
 BW, PEAK, LAUNCH, WAVE = 4.8e12, 67e12, 1e-6, 0.1e-6     # targets.py's sm_90 row; group_time.WAVE_S
@@ -117,7 +116,7 @@ class Row:
     Blocks per SM = min(floor(65536 / (min(regs, cap) x 32 x warps)), 64 / warps, 32);
     ``waves`` = ceil(programs / (blocks x 132)); ``util`` = min(1, warps in flight per SM / 16)
     x min(1, row run bytes / 128), warps in flight per SM = min(programs, blocks x 132) x warps / 132;
-    ``spill_traffic`` = spill bytes x 2 (store + reload) x threads x row chunks.
+    ``spill_traffic`` = spill bytes (stored + reloaded, 8 per register past the cap) x threads x row chunks.
     """
 
     kernel: str
@@ -146,20 +145,20 @@ ROWS = [
     # -> 12 blocks (< 16 by warps); 4096 programs / (12*132 = 1584) -> 3 waves; 1584*4/132 = 48 warps >= 16
     Row("softmax 4096x1024", KernelLaunch("persistent", 1, 1024, 4), 40, 0, SOFTMAX_1024_HBM, SOFTMAX_1024_FLOPS,
         waves=3, util=1.0),
-    # ept = 8*1024/32 = 256: 24 + 512 = 536 regs, cap 255: (536 - 255) * 4 = 1124 spilled bytes per thread;
+    # ept = 8*1024/32 = 256: 24 + 512 = 536 regs, cap 255: (536 - 255) * 8 = 2248 spill bytes per thread;
     # 65536/(255*32) -> 8 blocks; 512 programs, 1 wave; 512 warps over 132 SMs: 512/132/16 = 512/2112;
-    # spills: 1124 * 2 * (512 programs * 32 threads) * 1 chunk
-    Row("softmax 4096x1024", KernelLaunch("persistent", 8, 1024, 1), 536, 1124, SOFTMAX_1024_HBM, SOFTMAX_1024_FLOPS,
-        waves=1, util=512 / 2112, spill_traffic=1124 * 2 * 512 * 32 * 1),
-    # the same 256 elements per thread with 2 warps of 16 rows: 536 regs, 1124 bytes spilled;
+    # spills: 2248 * (512 programs * 32 threads) * 1 chunk
+    Row("softmax 4096x1024", KernelLaunch("persistent", 8, 1024, 1), 536, 2248, SOFTMAX_1024_HBM, SOFTMAX_1024_FLOPS,
+        waves=1, util=512 / 2112, spill_traffic=2248 * 512 * 32 * 1),
+    # the same 256 elements per thread with 2 warps of 16 rows: 536 regs, 2248 spill bytes;
     # 65536/(255*64) -> 4 blocks; 256 programs, 1 wave, 256*2/132/16 = 512/2112; 256 * 64 threads
-    Row("softmax 4096x1024", KernelLaunch("persistent", 16, 1024, 2), 536, 1124, SOFTMAX_1024_HBM,
-        SOFTMAX_1024_FLOPS, waves=1, util=512 / 2112, spill_traffic=1124 * 2 * 256 * 32 * 2),
+    Row("softmax 4096x1024", KernelLaunch("persistent", 16, 1024, 2), 536, 2248, SOFTMAX_1024_HBM,
+        SOFTMAX_1024_FLOPS, waves=1, util=512 / 2112, spill_traffic=2248 * 256 * 32 * 2),
     # looped: x read in 3 passes + y = 4 x 16 MiB; 14 flops per element; live 2 + 2 accumulators = 4;
-    # ept = 4*512/32 = 64: 24 + 256 = 280 regs, (280 - 255) * 4 = 100 bytes spilled; 1024 programs,
+    # ept = 4*512/32 = 64: 24 + 256 = 280 regs, (280 - 255) * 8 = 200 spill bytes; 1024 programs,
     # 8 blocks, 1 wave, 1024/2112; ceil(1024/512) = 2 chunks per pass x 3 passes = 6 chunks
-    Row("softmax 4096x1024", KernelLaunch("looped", 4, 512, 1), 280, 100, 4 * 4096 * 1024 * 4, 14 * 4096 * 1024,
-        waves=1, util=1024 / 2112, spill_traffic=100 * 2 * 1024 * 32 * 6),
+    Row("softmax 4096x1024", KernelLaunch("looped", 4, 512, 1), 280, 200, 4 * 4096 * 1024 * 4, 14 * 4096 * 1024,
+        waves=1, util=1024 / 2112, spill_traffic=200 * 1024 * 32 * 6),
     # ept = 16*1024/512 = 32: 24 + 64 = 88 regs (cap 128 at 16 warps); 65536/(88*512) = 1.45 -> 1 block;
     # 256 programs over 132 SMs -> 2 waves; 132*16/132 = 16 warps in flight
     Row("softmax 4096x1024", KernelLaunch("persistent", 16, 1024, 16), 88, 0, SOFTMAX_1024_HBM, SOFTMAX_1024_FLOPS,
@@ -241,13 +240,13 @@ def test_one_pass_scores_every_config_as_it_would_alone():
 
 def test_predicted_spills_replace_the_register_estimate():
     """A model that predicts spills passes them in (per thread); the registers stay the estimate's."""
-    spilling = ROWS[1]                      # softmax persistent (8, 1024, 1): 1124 bytes estimated
+    spilling = ROWS[1]                      # softmax persistent (8, 1024, 1): 2248 bytes estimated
     _k, shape = _kernel(spilling.kernel)
-    s = score_configs(shape, [spilling.launch, ROWS[0].launch], SM90, spill_bytes=[8, 0])
+    s = score_configs(shape, [spilling.launch, ROWS[0].launch], SM90, predicted_spill=[8, 0])
     assert s.spill_bytes.tolist() == [8.0, 0.0] and s.spill_bytes.dtype == np.float64   # bytes per thread
     assert s.hbm_bytes.dtype == np.int64                                                  # whole bytes
     assert s.regs.tolist() == [536, 40]
-    predicted = replace(spilling, spill=8, spill_traffic=8 * 2 * 512 * 32)
+    predicted = replace(spilling, spill=8, spill_traffic=8 * 512 * 32)
     assert s.time_s == pytest.approx([predicted.time(), ROWS[0].time()], rel=1e-9)
     est = s.estimate(0, "why")
     assert (est.launch, est.hbm_bytes, est.regs, est.spill_bytes, est.reason) == (

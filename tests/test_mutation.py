@@ -157,7 +157,7 @@ def test_kept_verdicts_seed_a_new_checkout(tmp_path, fake_mutmut):
     assert mut.seed_verdicts(stage, tmp_path / "new", kept) == ["data/store.py"]
     meta = json.loads(mut._meta_path(stage, "data/store.py", tmp_path / "new").read_text())
     assert meta["exit_code_by_key"] == codes and meta["hash_by_function_name"] == hashes
-    assert not mut._meta_path(stage, "data/atomic.py", tmp_path / "new").exists()
+    assert not mut._meta_path(stage, "costfuse/atomic.py", tmp_path / "new").exists()
     assert mut.seed_verdicts(stage, tmp_path / "new", kept) == []  # never over verdicts on disk
 
     [res] = mut.collect(stage, tmp_path / "empty", kept=mut.load_verdicts(kept))  # a checkout that ran nothing
@@ -189,4 +189,4 @@ def test_a_row_without_verdicts_is_carried_over_with_its_first_date(fake_mutmut)
     again = mut.render({}, {}, "cmd", new)  # written on a later day: the row keeps its first date
     assert mut.previous_rows(again)["data/store.py"][2] == "2026-01-01"
     [not_run] = [ln for ln in again.splitlines() if ln.startswith("Not run yet: ")]
-    assert "`data/store.py`" not in not_run and "`data/atomic.py`" in not_run
+    assert "`data/store.py`" not in not_run and "`costfuse/atomic.py`" in not_run

@@ -15,13 +15,15 @@ from __future__ import annotations
 import pytest
 from iree.compiler import ir
 
-from costfuse.cost_models import Always, Analytical, Inductor
-from costfuse.cost_models.base import GroupEstimate
+from costfuse.cost_models.always import Always
+from costfuse.cost_models.analytical import Analytical
+from costfuse.cost_models.inductor import Inductor
 from costfuse.group_pass import GroupFusionPass
 from costfuse.groups import Kernel
 from costfuse.ir import parse_module, verify
 from costfuse.launch import KERNEL_ATTR, LAUNCH_ATTR, KernelLaunch
 from costfuse.outline import outline
+from costfuse.policy import GroupEstimate
 
 X, R, XT = "tensor<8x16xf32>", "tensor<8xf32>", "tensor<16x8xf32>"   # rows 8 of 16, one value per row, transposed
 MAPS = """

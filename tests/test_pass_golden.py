@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from costfuse.cost_models import Always
+from costfuse.cost_models.always import Always
 from costfuse.fusion_pass import FusionPass, run_pipeline
 from costfuse.ir import parse_module, print_module
 

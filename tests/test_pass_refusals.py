@@ -3,10 +3,11 @@
 from pathlib import Path
 
 import pytest
+from costfuse.data.mlir_text import Program, ident, tensor
 
 from costfuse.cli import opt_main
-from costfuse.cost_models import MODELS, Always
-from costfuse.data.mlir_text import Program, ident, tensor
+from costfuse.cost_models import NAMES
+from costfuse.cost_models.always import Always
 from costfuse.fusion_pass import FusionPass, run_pipeline
 from costfuse.graph import edges_into, function_blocks, generics_in, legality
 from costfuse.ir import load_module, parse_module, print_module, verify
@@ -54,7 +55,7 @@ def test_build_fused_refuses_an_op_that_would_not_verify():
     verify(module)  # nothing was changed or leaked
 
 
-@pytest.mark.parametrize("model", sorted(MODELS))
+@pytest.mark.parametrize("model", sorted(NAMES))
 def test_upstream_fusion_different_axes_is_explained_not_crashed(model, tmp_path, capsys):
     src, out = tmp_path / "in.mlir", tmp_path / "out.mlir"
     src.write_text(FUSION_DIFFERENT_AXES)

@@ -3,12 +3,12 @@
 from pathlib import Path
 
 import pytest
+from costfuse.data.mlir_text import Program, amap, ident, tensor
 
 from costfuse.cli import opt_main
-from costfuse.cost_models import MODELS, Inductor, Xla
-from costfuse.cost_models.inductor import MAX_FUSION_SIZE, realize_on_reuse
-from costfuse.cost_models.xla import XlaEstimate, num_warps, shared_results
-from costfuse.data.mlir_text import Program, amap, ident, tensor
+from costfuse.cost_models import policy_class
+from costfuse.cost_models.inductor import MAX_FUSION_SIZE, Inductor, realize_on_reuse
+from costfuse.cost_models.xla import Xla, XlaEstimate, num_warps, shared_results
 from costfuse.fusion_pass import FusionPass, run_pipeline
 from costfuse.graph import function_blocks, generics_in
 from costfuse.groups import form_groups
@@ -341,7 +341,7 @@ def test_form_groups_on_softmax_gelu_is_deterministic(model):
     runs = []
     for _ in range(2):
         module = load_module(EXAMPLE)
-        kernels, decisions = form_groups(function_blocks(module)[0], MODELS[model]())
+        kernels, decisions = form_groups(function_blocks(module)[0], policy_class(model, "groups")())
         runs.append(([(k.label, k.estimate.launch) for k in kernels], [d.line() for d in decisions]))
     assert runs[0] == runs[1]
     (label, launch), = runs[0][0]

@@ -3,7 +3,8 @@
 import pytest
 from corpus import CORPUS
 
-from costfuse.cost_models import Always, Threshold
+from costfuse.cost_models.always import Always
+from costfuse.cost_models.threshold import Threshold
 from costfuse.fusion_pass import FusionPass, run_pipeline
 from costfuse.ir import parse_module, print_module
 from costfuse.reference import assert_same_semantics

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from costfuse.train.baselines import HistGBBaseline, LiveValueRule, ThresholdRule
 
 from costfuse.cost_models.inductor import MAX_PERSISTENT_BLOCK_NUMEL, PERSISTENT_INNER_MAX
 from costfuse.cost_models.xla import TILE_REGISTER_FRACTION
-from costfuse.train.baselines import HistGBBaseline, LiveValueRule, ThresholdRule
+from costfuse.targets import DEFAULT_TARGET
 
 LOOPED_MAX_RBLOCK = 2048            # Inductor I4: max_r on sm_80/sm_90
-REGISTER_FILE = 65536
 
 
 @dataclass
@@ -64,10 +64,10 @@ class XlaRule(_FixedRule):
     name: str = "xla_rule"
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        return 2.0 ** X["log2_tile"].to_numpy() > TILE_REGISTER_FRACTION * REGISTER_FILE
+        return 2.0 ** X["log2_tile"].to_numpy() > TILE_REGISTER_FRACTION * DEFAULT_TARGET.regs_per_sm
 
     def describe(self) -> str:
-        return f"tile elements > {TILE_REGISTER_FRACTION} x {REGISTER_FILE}"
+        return f"tile elements > {TILE_REGISTER_FRACTION} x {DEFAULT_TARGET.regs_per_sm}"
 
 
 def group_baselines(n_estimators: int = 300, learning_rate: float = 0.05, seed: int = 0) -> list:

@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from costfuse.featurize.group_features import (
     GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features, launch_for_v1_config,
 )
@@ -55,9 +54,9 @@ def _read(directory: Path, arch: str | None, dropped: dict[str, int]) -> tuple[p
 
 def _features_v2(df: pd.DataFrame, arch: str, dropped: dict) -> tuple[np.ndarray, np.ndarray]:
     """Features of v2 rows: one analysis per ``group_id``, every launch of the group in one call."""
+    from costfuse.data.lower_kernel import kernel_members
     from iree.compiler import ir
 
-    from costfuse.data.lower_kernel import kernel_members
     from costfuse.ir import parse_module
     from costfuse.kernel import NotAKernel, analyze_kernel
     from costfuse.launch import KernelLaunch
@@ -84,12 +83,12 @@ def _features_v2(df: pd.DataFrame, arch: str, dropped: dict) -> tuple[np.ndarray
 
 def _features_v1(df: pd.DataFrame, arch: str, dropped: dict) -> tuple[np.ndarray, np.ndarray]:
     """Features of v1 rows that are row kernels, as one-member groups."""
+    from costfuse.featurize.features import FeatureError, find_generic
     from iree.compiler import ir
 
-    from costfuse.data.launch_config import LaunchConfig
-    from costfuse.featurize.features import FeatureError, find_generic
     from costfuse.ir import parse_module
     from costfuse.kernel import NotAKernel, analyze_kernel
+    from costfuse.launch import LaunchConfig
 
     X = np.full((len(df), len(GROUP_FEATURE_COLUMNS)), np.nan)
     keep = np.zeros(len(df), bool)

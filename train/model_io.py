@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import xgboost as xgb
 
-from costfuse.data.atomic import write_json
+from costfuse.atomic import write_json
 from costfuse.cost_models.bundle import (  # noqa: F401  (FORMAT, check_schema: re-exported for callers)
     FORMAT, METADATA_FILE, TRANSFORMS, BundleError, Head, check_schema, load_bundle,
 )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from costfuse.cost_models.base import CostModel, Decision, FusionCandidate, GroupEstimate, MergeVerdict
+from costfuse.launch import heuristic_launch
+from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy, MergeVerdict
 
 
 @dataclass
-class Always(CostModel):
+class Always(EdgePolicy, GroupPolicy):
     """Upstream behaviour; the reference every other model is compared with."""
 
     name = "always"
@@ -29,7 +30,5 @@ class Always(CostModel):
 
 def heuristic_estimate(shape, reason: str) -> GroupEstimate:
     """A kernel at :func:`costfuse.launch.heuristic_launch`, with its HBM bytes."""
-    from costfuse.launch import heuristic_launch
-
     launch = heuristic_launch(shape)
     return GroupEstimate(launch, float("nan"), shape.hbm_bytes(launch.mode), reason=reason)

@@ -7,16 +7,18 @@ Each kernel (a ``linalg.generic`` at the launch config it would get) costs::
 * ``bytes``: what the kernel reads and writes, from the IR (``bytes_total``
   of :mod:`featurize.features`: every input once, outputs, and inits a body
   reads or a reduction accumulates).
-* ``flops``: per element, add/mul/compare/cast ops weigh 1, div/sqrt 4,
-  transcendentals 8 (libdevice/MUFU sequences), times the iteration space;
+* ``flops``: per element, each op class weighs as
+  :data:`costfuse.estimates.CLASS_FLOP_WEIGHTS` says (add/mul/compare/cast 1,
+  div/sqrt 2, transcendentals 8: libdevice/MUFU sequences), times the
+  iteration space;
   the peak halves when the body computes in f64 (non-tensor FP64 is half rate
   on A100, H100/H200 and B200).
 * spills: the liveness estimate (``live_regs_est`` = max live 32-bit words x
   elements per thread) beyond the thread's register cap is taken as spilled;
-  each spilled word is stored and loaded once (8 bytes, the unit of ptxas's
-  ``spill stores + spill loads``), per thread and per reduction-loop
-  iteration, and charged at HBM bandwidth (local memory is DRAM-backed; L1
-  absorbs some, so this is an upper bound).
+  each spilled word is stored and loaded once (8 bytes, the spill unit of
+  :mod:`costfuse.estimates`: ptxas's ``spill stores + spill loads``), per
+  thread and per reduction-loop iteration, and charged at HBM bandwidth (local
+  memory is DRAM-backed; L1 absorbs some, so this is an upper bound).
 
 The rule (docs/design.md §4): fuse iff ``t(fused) + t(producer, if it survives)
 <= (1 - margin) * (t(producer) + t(consumer))``.  A producer with other uses
@@ -24,13 +26,12 @@ The rule (docs/design.md §4): fuse iff ``t(fused) + t(producer, if it survives)
 
 Constants come from :mod:`costfuse.targets`.  The launch config of each
 kernel follows ``tile_policy`` (:func:`launch_config_for`): ``heuristic`` is
-the config the lowering would pick (``data.launch_config.heuristic_config``);
+the config the lowering would pick (``costfuse.launch.heuristic_config``);
 ``wide`` is the fixed wider-tile policy the experiments also compile at.
 
 Import note (docs/design.md §7): the v1 model reaches into ``featurize``
 (lazily, at first use), because §4 defines its spill penalty on featurize's
 liveness estimate and a second copy of that analysis would drift.
-``data.launch_config`` is pure Python (no Triton).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from costfuse.cost_models.base import CostModel, Decision, FusionCandidate, GroupEstimate
+from costfuse.estimates import CLASS_FLOP_WEIGHTS, spill_bytes, spill_traffic
+from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy
 from costfuse.targets import Target, get_target
 
 TILE_POLICIES = ("heuristic", "wide")
@@ -49,15 +51,15 @@ a thread holds 32 elements; heuristic pointwise tiles hold 8, so pointwise kerne
 compiled at the same configs."""
 MAX_WIDEN = 4
 
-FLOP_WEIGHTS = {"n_add_mul": 1.0, "n_compare_select": 1.0, "n_cast": 1.0, "n_div_sqrt": 4.0, "n_transcendental": 8.0}
+FLOP_WEIGHTS = {f"n_{cls}": w for cls, w in CLASS_FLOP_WEIGHTS.items()}   # the feature columns that count them
 
 
 def launch_config_for(xnumel: int, rnumel: int = 1, policy: str = "heuristic"):
-    """The ``data.launch_config.LaunchConfig`` a kernel gets under ``policy`` (see :data:`TILE_POLICIES`).
+    """The ``costfuse.launch.LaunchConfig`` a kernel gets under ``policy`` (see :data:`TILE_POLICIES`).
 
     ``xnumel``/``rnumel``: parallel and reduced elements (``rnumel = 1`` for pointwise).
     """
-    from costfuse.data.launch_config import MAX_TILE_ELEMS, LaunchConfig, heuristic_config
+    from costfuse.launch import MAX_TILE_ELEMS, LaunchConfig, heuristic_config
 
     base = heuristic_config(int(xnumel), int(rnumel))
     if policy == "heuristic":
@@ -127,14 +129,12 @@ class KernelTime:
 
 def spill_traffic_bytes(f: dict[str, float], spill_bytes_per_thread: float) -> float:
     """Bytes moved by spills: per-thread spill bytes x threads x reduction-loop iterations."""
-    threads = f["grid_size"] * 32.0 * f["num_warps"]
-    return spill_bytes_per_thread * threads * f["reduction_iters"]
+    return float(spill_traffic(spill_bytes_per_thread, f["grid_size"] * 32.0 * f["num_warps"], f["reduction_iters"]))
 
 
 def estimate_spill_bytes(f: dict[str, float], target: Target) -> float:
     """Per-thread spill store + load bytes the liveness estimate implies (0 when it fits)."""
-    cap = target.reg_cap(int(f["num_warps"]))
-    return 8.0 * max(0.0, f["live_regs_est"] - cap)
+    return float(spill_bytes(f["live_regs_est"], target.reg_cap(int(f["num_warps"]))))
 
 
 def kernel_time(f: dict[str, float], target: Target, spill_bytes: float | None = None) -> KernelTime:
@@ -174,7 +174,7 @@ def _us(seconds: float) -> float:
 
 
 @dataclass
-class Analytical(CostModel):
+class Analytical(EdgePolicy, GroupPolicy):
     """Roofline + launch + liveness spill penalty on ``arch``'s constants (:mod:`costfuse.targets`)."""
 
     name = "analytical"

@@ -37,6 +37,7 @@ import numpy as np
 from costfuse.cost_models.forest import Forest, flatten
 from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
 from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION
+from costfuse.targets import arch_name
 
 FORMAT = "costfuse-model/1"
 METADATA_FILE = "metadata.json"
@@ -138,10 +139,39 @@ def arch_problem(metadata: dict, arch: str) -> str | None:
     trained = metadata.get("arch")
     if not trained:
         return f"it does not record the arch of its labels (re-export it with costfuse-train), target {arch}"
-    if trained != arch:
+    if arch_name(trained) != arch_name(arch):   # sm_90a's labels are sm_90's
         versions = f"triton {metadata.get('triton_version') or '?'}, ptxas {metadata.get('ptxas_version') or '?'}"
         return f"trained on {trained} labels ({versions}), but the target is {arch}"
     return None
+
+
+def require_arch(metadata: dict, arch: str, allow_mismatch: bool, who: str) -> None:
+    """Refuse (``ValueError`` naming ``who``) a model whose labels are of another arch than ``arch``,
+    unless ``allow_mismatch``."""
+    problem = arch_problem(metadata, arch)
+    if problem and not allow_mismatch:
+        raise ValueError(f"{who}: {problem}; pass --allow-arch-mismatch to use it anyway")
+
+
+class LoadsOnFirstUse:
+    """A learned policy: constructing it does no I/O (its fields are checked, nothing is read); its model
+    loads on first use, or at once through :meth:`load`, which the CLI calls so a bad model fails
+    before the pass runs.  Subclasses read their model in :meth:`_ensure_loaded`."""
+
+    @classmethod
+    def load(cls, **options):
+        """The policy with its model loaded now (a bad model fails here, with one line)."""
+        policy = cls(**options)
+        policy._ensure_loaded()
+        return policy
+
+    def _ensure_loaded(self):
+        raise NotImplementedError
+
+
+def check_spill_budget(budget: float) -> None:
+    if budget < 0:
+        raise ValueError(f"--spill-budget must be >= 0 bytes, got {budget}")
 
 
 @dataclass

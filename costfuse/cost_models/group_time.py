@@ -8,15 +8,17 @@ For a :class:`costfuse.kernel.KernelShape` and its configs
 
 * HBM bytes: :meth:`KernelShape.hbm_bytes` of the config's mode (a looped
   kernel re-reads its inputs once per pass).
-* registers per thread: ``BASE_REGS`` plus, for every value a thread holds
-  at the worst point, one register per element it owns
-  (``xblock * rblock / (32 * num_warps)``), two for 64-bit values.  A
+* registers per thread (:func:`costfuse.estimates.row_registers`):
+  ``BASE_REGS`` plus, for every value a thread holds at the worst point, one
+  register per element it owns (``xblock * rblock / (32 * num_warps)``), two
+  for 64-bit values.  A
   persistent tile holds ``live_full`` full-row values (docs/groups.md); a
   looped chunk holds the values of one pass plus one accumulator per
   reduction; a pointwise block holds its live values.
 * spills: registers past the ``.reqntid`` cap (``Target.reg_cap``) are
-  spilled, 4 bytes each, stored and reloaded once per row chunk by every
-  thread (local memory is DRAM-backed: an upper bound).
+  spilled, each stored and reloaded once per row chunk by every thread
+  (8 bytes, the spill unit of :mod:`costfuse.estimates`; local memory is
+  DRAM-backed: an upper bound).
 * coalescing: a program reads runs of ``rblock`` (``xblock`` when pointwise)
   contiguous elements; runs shorter than a 128-byte line use the bandwidth
   in proportion.
@@ -35,11 +37,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from costfuse.estimates import elem_bits, memory_bytes, row_registers, spill_bytes, spill_traffic
 from costfuse.kernel import KernelShape
 from costfuse.launch import KernelLaunch, numel
+from costfuse.policy import GroupEstimate
 from costfuse.targets import Target
 
-BASE_REGS = 24            # indices, masks, pointers, loop state
 MAX_WARPS_PER_SM = 64
 MAX_BLOCKS_PER_SM = 32
 WAVE_S = 0.1e-6           # scheduling one wave of programs across the GPU (a guess until GPU labels exist:
@@ -54,7 +57,7 @@ class ConfigScores:
 
     configs: list[KernelLaunch]
     regs: np.ndarray
-    spill_bytes: np.ndarray       # per thread
+    spill_bytes: np.ndarray       # per thread, stored + loaded
     hbm_bytes: np.ndarray
     time_s: np.ndarray
 
@@ -66,26 +69,23 @@ class ConfigScores:
 
     def estimate(self, i: int, reason: str):
         """Config ``i`` and its estimates as a ``GroupEstimate`` (what a model's ``best_config`` returns)."""
-        from costfuse.cost_models.base import GroupEstimate
-
         return GroupEstimate(self.configs[i], float(self.time_s[i]), int(self.hbm_bytes[i]),
                              float(self.regs[i]), float(self.spill_bytes[i]), reason)
 
 
 def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Target,
-                  spill_bytes: np.ndarray | None = None) -> ConfigScores:
-    """Estimates for ``shape`` at each of ``configs``.  ``spill_bytes`` (per
-    thread) replaces the register estimate's spills, for a model that predicts them."""
+                  predicted_spill: np.ndarray | None = None) -> ConfigScores:
+    """Estimates for ``shape`` at each of ``configs``.  ``predicted_spill`` (bytes per thread, stored +
+    loaded) replaces the register estimate's spills, for a model that predicts them."""
     mode = np.array([c.mode for c in configs])
     x = np.array([c.xblock for c in configs], dtype=float)
     r = np.array([c.rblock for c in configs], dtype=float)
     w = np.array([c.num_warps for c in configs], dtype=float)
     ept = x * r / (32.0 * w)
     words = float(shape.words)
-    regs, _ = register_estimate(shape, mode, ept)
-    cap = np.array([target.reg_cap(int(c.num_warps)) for c in configs], dtype=float)
-    est_spill = 4.0 * np.maximum(0.0, regs - cap)
-    spill = est_spill if spill_bytes is None else np.asarray(spill_bytes, dtype=float)
+    regs, _ = row_registers(mode, ept, shape.live_full, shape.reductions, shape.words)
+    cap = target.reg_cap(w).astype(float)
+    spill = spill_bytes(regs, cap) if predicted_spill is None else np.asarray(predicted_spill, dtype=float)
     used = np.minimum(regs, cap)
 
     hbm = np.array([shape.hbm_bytes(m) for m in ("pointwise", "persistent", "looped")], dtype=float)
@@ -104,25 +104,16 @@ def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Targe
 
     chunks = np.where(mode == "looped", np.ceil(shape.n / r) * shape.n_passes, 1.0)
     threads = programs * 32.0 * w
-    spill_traffic = spill * 2.0 * threads * chunks
+    traffic = spill_traffic(spill, threads, chunks)
     peak = target.fp32_flops_per_s / (2.0 if words == 2 else 1.0)
     time = (np.maximum(hbm_c / (target.hbm_bytes_per_s * util), flops_c / (peak * util))
-            + target.launch_overhead_s + waves * WAVE_S + spill_traffic / target.hbm_bytes_per_s)
+            + target.launch_overhead_s + waves * WAVE_S + traffic / target.hbm_bytes_per_s)
     return ConfigScores(list(configs), regs, spill, hbm_c.astype(np.int64), time)
-
-
-def register_estimate(shape: KernelShape, mode: np.ndarray, ept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(registers per thread, row values live per element) at each config, as the module docstring says:
-    ``BASE_REGS`` + elements per thread x live values x words (the learned features use it too)."""
-    live = np.where(mode == "looped", shape.live_full + shape.reductions, shape.live_full)
-    live = np.where(mode == "pointwise", max(2, shape.live_full), live).astype(float)
-    return BASE_REGS + ept * live * float(shape.words), live
 
 
 def _elem_bytes(shape: KernelShape) -> float:
     """Bytes per element of the widest tensor the kernel reads (what its row runs are made of)."""
     from iree.compiler import ir
 
-    widths = [ir.RankedTensorType(i.value.type).element_type for i in shape.inputs]
-    bits = [t.width if hasattr(t, "width") else 64 for t in widths]
-    return max(bits, default=32) / 8.0
+    types = [ir.RankedTensorType(i.value.type).element_type for i in shape.inputs]
+    return float(max((memory_bytes(t.width if hasattr(t, "width") else elem_bits("index")) for t in types), default=4))

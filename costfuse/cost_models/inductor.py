@@ -31,7 +31,7 @@ and ``07498b52ccebdf4e49b8e590b38c0c0a8a512147``):
   recompute yet, so only v1's ``--allow-multi-use`` edges use it.
 
 Split reductions (``choices.py:472``) are ignored: row groups rarely qualify.
-The estimates a :class:`~costfuse.cost_models.base.GroupEstimate` reports are
+The estimates a :class:`~costfuse.policy.GroupEstimate` reports are
 our analytical ones at Inductor's config, so every policy is compared on the
 same scale.
 """
@@ -42,9 +42,10 @@ from dataclasses import dataclass, field
 
 from iree.compiler import ir
 
-from costfuse.cost_models.base import CostModel, Decision, FusionCandidate, GroupEstimate, MergeVerdict
-from costfuse.data.launch_config import next_pow2
+from costfuse.estimates import SPILL_BYTES_PER_REGISTER
 from costfuse.graph import body_ops, inputs
+from costfuse.launch import next_pow2
+from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy, MergeVerdict
 from costfuse.targets import Target, get_target
 
 PERSISTENT_INNER_MAX = 1024          # I1: rnumel bound for the INNER hint
@@ -126,7 +127,7 @@ def _unique(configs: list) -> list:
 
 
 @dataclass
-class Inductor(CostModel):
+class Inductor(EdgePolicy, GroupPolicy):
     """Inductor's launch configs (I1-I5) and ``max_fusion_size`` (I6) on ``arch``'s constants."""
 
     name = "inductor"
@@ -215,7 +216,7 @@ class Inductor(CostModel):
             rule += " + RBLOCK halved for occupancy"
         if len(configs) == 1:
             return scores.estimate(0, f"inductor {rule}: its one config")
-        fits = scores.spill_bytes / 4.0 <= SPILL_THRESHOLD
+        fits = scores.spill_bytes / SPILL_BYTES_PER_REGISTER <= SPILL_THRESHOLD   # n_spills: spilled registers
         i = scores.best(fits)
         dropped = int((~fits).sum())
         pick = "all spill: the first" if i is None else "fastest by our analytical time"

@@ -23,6 +23,12 @@ Predictions are cached per feature vector and computed in one batch per
 :meth:`Learned.decide_batch` call, so repeated kernels (the same fused body
 seen again, or across experiment grid points) cost one dictionary lookup.
 
+The heads load on first use (or at once through :meth:`LearnedEdges.load`,
+which the CLI calls so that a bad ``--model`` fails before the pass runs):
+constructing the policy does no I/O, as a scikit-learn estimator's
+``__init__`` does none.  Kernel groups have their own policy,
+:class:`costfuse.cost_models.learned_groups.LearnedGroups`.
+
 ``model``: a bundle folder (``costfuse-train --export``; the format is
 :mod:`costfuse.cost_models.bundle`), or an MLflow URI (``models:/NAME@ALIAS``
 brings the other heads registered at the same alias,
@@ -42,10 +48,13 @@ from pathlib import Path
 import numpy as np
 
 from costfuse.cost_models.analytical import (
-    Analytical, candidate_features, estimate_spill_bytes, kernel_time, producer_survives, spill_traffic_bytes, time_rule,
+    Analytical, candidate_features, estimate_spill_bytes, kernel_time, producer_survives, spill_traffic_bytes,
+    time_rule,
 )
-from costfuse.cost_models.base import CostModel, Decision, FusionCandidate
-from costfuse.cost_models.bundle import METADATA_FILE, Bundle, BundleError, arch_problem, is_uri, load_bundle
+from costfuse.cost_models.bundle import (
+    METADATA_FILE, Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, is_uri, load_bundle, require_arch,
+)
+from costfuse.policy import Decision, EdgePolicy, FusionCandidate
 from costfuse.targets import get_target
 
 SHIPPED_MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -91,7 +100,7 @@ def load_heads(model: str = "", tracking_uri: str = "") -> Bundle:
 
 
 @dataclass
-class Learned(CostModel):
+class LearnedEdges(LoadsOnFirstUse, EdgePolicy):
     """Learned spill (and, with GPU labels, latency) heads + docs/design.md §4's rule; see the module docstring.
 
     ``spill_budget``: spill bytes per thread (store + load) a fusion may add.
@@ -106,56 +115,43 @@ class Learned(CostModel):
     spill_budget: float = 0.0
     tile_policy: str = "heuristic"
     allow_arch_mismatch: bool = False
-    group_model: str = ""
-    spill_cut: str = "f1"
-    heads: dict = field(init=False, repr=False, compare=False, default_factory=dict)
-    metadata: dict = field(init=False, repr=False, compare=False, default_factory=dict)
+    _bundle: Bundle | None = field(init=False, repr=False, compare=False, default=None)
     _cache: dict = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self):
-        if self.spill_budget < 0:
-            raise ValueError(f"--spill-budget must be >= 0 bytes, got {self.spill_budget}")
+        check_spill_budget(self.spill_budget)
         self._fallback = Analytical(self.arch, self.margin, self.tile_policy)  # validates those three
         self._target = get_target(self.arch)
-        bundle = load_heads(self.model, self.tracking_uri)
-        problem = arch_problem(bundle.metadata, self.arch)
-        if problem and not self.allow_arch_mismatch:
-            raise ValueError(f"model {self.source}: {problem}; pass --allow-arch-mismatch to use it anyway")
-        self.heads, self.metadata = bundle.heads, bundle.metadata
-        self._columns = list(self.metadata["feature_columns"])
-        ranges = self.metadata["feature_ranges"]
-        self._lo = np.array([ranges[c][0] for c in self._columns])
-        self._hi = np.array([ranges[c][1] for c in self._columns])
-        self._threshold = float(self.metadata["heads"]["spill"]["threshold"])
-        self.has_latency = "latency" in self.heads
-        self._group_heads = None
-
-    # --- kernel groups (--fusion groups) ----------------------------------------------
-    def group_heads(self):
-        """The group heads, loaded on first use (a v1-only run never needs them); a caller that times
-        decisions loads them first, so the load is not charged to the first group."""
-        from costfuse.cost_models import learned_groups
-
-        if self._group_heads is None:
-            bundle = learned_groups.load_group_heads(self.group_model)
-            problem = arch_problem(bundle.metadata, self.arch)
-            if problem and not self.allow_arch_mismatch:
-                raise ValueError(f"group model {self.group_model or 'costfuse/models/groups'}: {problem}; "
-                                 "pass --allow-arch-mismatch to use it anyway")
-            self._group_heads = learned_groups.GroupHeads(bundle, self.spill_cut)
-        return self._group_heads
-
-    def best_config(self, shape):
-        """The fastest config predicted spill-free by the group heads (``cost_models/learned_groups.py``)."""
-        from costfuse.cost_models import learned_groups
-
-        return learned_groups.best_config(self.group_heads(), shape, self._target, self.spill_budget, self._fallback)
 
     @property
-    def group_fallbacks(self) -> tuple[int, int]:
-        """(group decisions made, of which the analytical policy took) so far."""
-        h = self._group_heads
-        return (0, 0) if h is None else (h.decisions, h.fallbacks)
+    def bundle(self) -> Bundle:
+        """The heads and their metadata, loaded on first use and checked against ``arch``."""
+        return self._ensure_loaded()
+
+    def _ensure_loaded(self) -> Bundle:
+        if self._bundle is None:
+            bundle = load_heads(self.model, self.tracking_uri)
+            require_arch(bundle.metadata, self.arch, self.allow_arch_mismatch, f"model {self.source}")
+            columns = list(bundle.metadata["feature_columns"])
+            ranges = bundle.metadata["feature_ranges"]
+            self._columns = columns
+            self._lo = np.array([ranges[c][0] for c in columns])
+            self._hi = np.array([ranges[c][1] for c in columns])
+            self._threshold = float(bundle.metadata["heads"]["spill"]["threshold"])
+            self._bundle = bundle
+        return self._bundle
+
+    @property
+    def heads(self) -> dict:
+        return self.bundle.heads
+
+    @property
+    def metadata(self) -> dict:
+        return self.bundle.metadata
+
+    @property
+    def has_latency(self) -> bool:
+        return "latency" in self.heads
 
     @property
     def source(self) -> str:
@@ -167,6 +163,7 @@ class Learned(CostModel):
         """Predictions for feature rows (each in ``FEATURE_COLUMNS`` order), cached per row."""
         todo = list(dict.fromkeys(r for r in rows if r not in self._cache))
         if todo:
+            self._ensure_loaded()
             X = np.asarray(todo, float)
             pred = self._predict(X)
             below, above = X < self._lo, X > self._hi
@@ -195,7 +192,7 @@ class Learned(CostModel):
         return {name: head.predict(X) for name, head in self.heads.items()}
 
     def _row(self, f: dict[str, float]) -> tuple[float, ...]:
-        return tuple(float(f[c]) for c in self._columns)
+        return tuple(float(f[c]) for c in self.bundle.metadata["feature_columns"])
 
     # --- decisions --------------------------------------------------------------
     def decide(self, candidate: FusionCandidate) -> Decision:

@@ -1,6 +1,6 @@
-"""The learned policy for kernel groups: predicted registers and spills at every config (issue #13).
+"""``learned`` for kernel groups: predicted registers and spills at every config (issue #13).
 
-For a candidate group (a :class:`costfuse.kernel.KernelShape`), :func:`best_config`
+For a candidate group (a :class:`costfuse.kernel.KernelShape`), :meth:`LearnedGroups.best_config`
 
 1. featurizes every config of its space in one call (:mod:`featurize.group_features`, schema v2);
 2. predicts P(spill), spill bytes and registers per config with the group heads
@@ -23,27 +23,38 @@ Groups then grow as the analytical policy grows them (the default
 
 Fallback: when the group itself lies outside the training range (a row
 length, member count or body never seen) or none of its in-range configs is
-predicted spill-free, the analytical policy decides that group, and the
-estimate's reason starts with ``fallback: analytical`` (``--explain`` shows
-it; :attr:`GroupHeads.fallbacks` counts them).
+predicted spill-free, the policy's ``fallback`` (by default the analytical
+policy on the same arch and margin) decides that group, and the estimate's
+reason starts with ``fallback: analytical`` (``--explain`` shows it;
+:attr:`LearnedGroups.group_fallbacks` counts them).
+
+The group heads load on first use (or at once through
+:meth:`LearnedGroups.load`, which the CLI calls): constructing the policy does
+no I/O.  v1's edges have their own policy,
+:class:`costfuse.cost_models.learned.LearnedEdges`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from costfuse.cost_models.bundle import Bundle, BundleError, load_bundle
-from costfuse.featurize.group_features import (
-    GROUP_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features,
+from costfuse.cost_models.bundle import (
+    Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, load_bundle, require_arch,
 )
+from costfuse.cost_models.group_time import score_configs
+from costfuse.featurize.group_features import GROUP_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features
+from costfuse.launch import config_space
+from costfuse.policy import GroupPolicy
+from costfuse.targets import get_target
 
 SHIPPED_GROUP_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "groups"
 SPILL_CUTS = ("f1", "recall")   # the spill head's threshold / decision_threshold (train/fit.py)
 BATCH = 8           # configs predicted per call: most picks lie among the first few (the trees cost per row)
 FALLBACK = "fallback: analytical"
+NOT_AN_OPTION = {"cli": False}   # a field the CLI does not offer as an option
 
 
 def load_group_heads(model: str = "") -> Bundle:
@@ -115,6 +126,55 @@ class GroupHeads:
         return bad.any(axis=1), why
 
 
+@dataclass
+class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
+    """The learned group policy (the module docstring); ``spill_budget``: spill bytes per thread (stored +
+    loaded) a kernel's config may have; ``fallback``: who decides a group the heads cannot."""
+
+    name = "learned"
+    group_model: str = ""
+    arch: str = "sm_90"
+    margin: float = 0.0
+    spill_budget: float = 0.0
+    spill_cut: str = "f1"
+    allow_arch_mismatch: bool = False
+    fallback: GroupPolicy | None = field(default=None, metadata=NOT_AN_OPTION)
+    _heads: GroupHeads | None = field(init=False, repr=False, compare=False, default=None)
+
+    def __post_init__(self):
+        from costfuse.cost_models.analytical import Analytical
+
+        check_spill_budget(self.spill_budget)
+        if self.spill_cut not in SPILL_CUTS:
+            raise ValueError(f"--spill-cut must be one of {', '.join(SPILL_CUTS)}, got {self.spill_cut!r}")
+        self._target = get_target(self.arch)
+        if self.fallback is None:
+            self.fallback = Analytical(self.arch, self.margin)
+
+    def _ensure_loaded(self) -> GroupHeads:
+        if self._heads is None:
+            bundle = load_group_heads(self.group_model)
+            require_arch(bundle.metadata, self.arch, self.allow_arch_mismatch,
+                         f"group model {self.group_model or 'costfuse/models/groups'}")
+            self._heads = GroupHeads(bundle, self.spill_cut)
+        return self._heads
+
+    @property
+    def heads(self) -> GroupHeads:
+        """The group heads, loaded on first use and checked against ``arch``."""
+        return self._ensure_loaded()
+
+    @property
+    def group_fallbacks(self) -> tuple[int, int]:
+        """(group decisions made, of which the fallback took) so far."""
+        h = self._heads
+        return (0, 0) if h is None else (h.decisions, h.fallbacks)
+
+    def best_config(self, shape):
+        """The fastest config predicted spill-free (see :func:`best_config`)."""
+        return best_config(self.heads, shape, self._target, self.spill_budget, self.fallback)
+
+
 def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback):
     """The learned policy's config for ``shape`` (see the module docstring); a ``GroupEstimate``.
 
@@ -126,18 +186,13 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback)
     A positive budget lets spill traffic reorder configs, so then every
     config is predicted.
     """
-    from dataclasses import replace
-
-    from costfuse.cost_models.group_time import score_configs
-    from costfuse.launch import config_space
-
     heads.decisions += 1
     configs = config_space(shape)
     X = group_features(shape, configs, target.arch)
     out_of_range, why = heads.outside(X)
     if why:
         return _fallback(heads, fallback, shape, f"group outside the training range ({why})")
-    base = score_configs(shape, configs, target, spill_bytes=np.zeros(len(configs)))
+    base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)))
     order = [i for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
     batches = [order] if spill_budget > 0 else [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
     scored = 0
@@ -152,7 +207,7 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback)
             spill[idx] = pred["spill_bytes"]
             allowed = np.zeros(len(configs), bool)
             allowed[np.array(idx)[ok]] = True
-            scores = score_configs(shape, configs, target, spill_bytes=spill)
+            scores = score_configs(shape, configs, target, predicted_spill=spill)
             i = scores.best(allowed)
             j = idx.index(i)
         else:
@@ -165,8 +220,6 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback)
 
 
 def _fallback(heads: GroupHeads, fallback, shape, why: str):
-    from dataclasses import replace
-
     heads.fallbacks += 1
     est = fallback.best_config(shape)
     return replace(est, reason=f"{FALLBACK} ({why}): {est.reason}")

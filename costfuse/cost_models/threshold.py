@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from costfuse.cost_models.always import heuristic_estimate
-from costfuse.cost_models.base import CostModel, Decision, FusionCandidate, GroupEstimate, MergeVerdict
+from costfuse.graph import body_ops
+from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy, MergeVerdict
 
 
 @dataclass
-class Threshold(CostModel):
+class Threshold(EdgePolicy, GroupPolicy):
     """Fuse iff chain length ≤ ``max_chain_length`` and body ops ≤ ``max_body_ops``."""
 
     name = "threshold"
@@ -39,8 +40,6 @@ class Threshold(CostModel):
 
     def merge_verdict(self, a, b, ab, merged) -> MergeVerdict:
         """The two knobs on the merged group: members <= max_chain_length, body ops <= max_body_ops."""
-        from costfuse.graph import body_ops
-
         size, ops = len(merged.members), sum(body_ops(m.op) for m in merged.members)
         if size > self.max_chain_length:
             return MergeVerdict(False, 0.0, f"group size {size} > {self.max_chain_length}")

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from costfuse.cost_models.base import CostModel, Decision, FusionCandidate, GroupEstimate, MergeVerdict
-from costfuse.data.launch_config import MAX_TILE_ELEMS, next_pow2
+from costfuse.launch import MAX_TILE_ELEMS, next_pow2
+from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy, MergeVerdict
 from costfuse.targets import Target, get_target
 
 TILE_REGISTER_FRACTION = 0.4             # X2: kFractionOfRegistersAvailableToStoreTile
@@ -92,7 +92,7 @@ class XlaEstimate(GroupEstimate):
 
 
 @dataclass
-class Xla(CostModel):
+class Xla(EdgePolicy, GroupPolicy):
     """XLA GPU's tile register rule, warps, fusion budget and priority on ``arch``'s constants."""
 
     name = "xla"
@@ -104,14 +104,14 @@ class Xla(CostModel):
 
     def tiles(self, shape) -> list:
         """Every tile that fits X2's register bound, as launches; XLA searches power-of-two tiles."""
-        from costfuse.launch import KernelLaunch, _pow2_upto, numel
+        from costfuse.launch import KernelLaunch, numel, pow2_upto
 
         limit = min(tile_limit(self._target), MAX_TILE_ELEMS)
         if shape.pointwise:
-            return [KernelLaunch("pointwise", x, 1, num_warps(x)) for x in _pow2_upto(next_pow2(numel(shape)))
+            return [KernelLaunch("pointwise", x, 1, num_warps(x)) for x in pow2_upto(next_pow2(numel(shape)))
                     if x <= limit]
         pn = next_pow2(shape.n)
-        return [KernelLaunch("persistent", x, pn, num_warps(x * pn)) for x in _pow2_upto(next_pow2(shape.n_rows))
+        return [KernelLaunch("persistent", x, pn, num_warps(x * pn)) for x in pow2_upto(next_pow2(shape.n_rows))
                 if x * pn <= limit]
 
     def best_config(self, shape) -> XlaEstimate | None:

@@ -13,13 +13,13 @@ import re
 
 import kernel_cases as kc
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from costfuse.data.launch_config import next_pow2
 from costfuse.data.lower import generics_of, lower_generic
 from costfuse.data.lower_kernel import kernel_functions, kernel_launch, kernel_members, lower_kernel, lower_kernels
 from costfuse.data.verify_kernel import verify_kernel
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from costfuse.ir import parse_module
 from costfuse.kernel import analyze_kernel
 from costfuse.launch import KernelLaunch, config_space, heuristic_launch
@@ -261,7 +261,7 @@ def test_outlined_examples_lower_and_match_iree(example, kdir):
     """What the group pass outlines (costfuse/outline.py) lowers, at its own launch and looped."""
     from pathlib import Path
 
-    from costfuse.cost_models import Always
+    from costfuse.cost_models.always import Always
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
     from costfuse.ir import load_module
 

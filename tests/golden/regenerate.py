@@ -15,7 +15,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from corpus import CORPUS  # noqa: E402
 
-from costfuse.cost_models import Always, Threshold  # noqa: E402
+from costfuse.cost_models.always import Always
+from costfuse.cost_models.threshold import Threshold
 from costfuse.fusion_pass import FusionPass, run_pipeline  # noqa: E402
 from costfuse.ir import parse_module, print_module  # noqa: E402
 

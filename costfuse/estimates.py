@@ -1,0 +1,109 @@
+"""The estimates every model builds on: element widths, flop weights, registers and spill bytes.
+
+One home each (issue #28), below the features and the cost models, so that a
+width, a weight or a spill byte means the same thing in the v1 features, the
+group features, the analytical times, the peers and the learned policy.  A
+model that disagreed with another here would be comparing two units.
+
+* **Element widths.** :func:`elem_bits` reads an element type as the IR spells
+  it (``f32``, ``bf16``, ``i1``, ``index``; ``index`` lowers to 64 bits).  In
+  memory a sub-byte element takes one byte (:func:`memory_bytes`: an ``i1``
+  tensor is a ``bool`` tensor); in registers a value takes one 32-bit word, two
+  when wider than 32 bits (:func:`words`).
+* **Flop weights.** :data:`FLOP_WEIGHTS`: simple flops per body op, for ops
+  that cost more than one (transcendentals run several instructions on the
+  SFU and FMA pipes; a division or square root about two); every other op
+  weighs 1, constants and the terminator 0.  v1's features count ops by class
+  only, so :data:`CLASS_FLOP_WEIGHTS` gives each class the weight of its
+  representative op in the same table.
+* **Registers.** :func:`tile_registers`: a tile of ``elems_per_thread``
+  elements with ``live_words`` words live per element costs that product per
+  thread, plus :data:`BASE_REGS` for indices, masks, pointers and loop state
+  where the caller counts them (the group estimate does; v1's
+  ``live_regs_est`` feature, on which the shipped v1 model was trained, does
+  not).  The caps are the target's (:meth:`costfuse.targets.Target.reg_cap`).
+* **Spill bytes.** One unit everywhere: bytes per thread *stored plus loaded*,
+  the sum of ptxas's ``bytes spill stores`` and ``bytes spill loads``, which is
+  what the labels hold.  A register past the cap is stored once and loaded
+  once: :data:`SPILL_BYTES_PER_REGISTER` = 8.  Traffic is that per thread, per
+  row chunk, times the threads (:func:`spill_traffic`), never doubled again.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+# Bits of each element type as the IR spells it; ``index`` lowers to int64.
+TYPE_BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16, "i64": 64, "i32": 32, "i16": 16, "i8": 8,
+             "i1": 1, "index": 64}
+
+FLOP_WEIGHTS = {
+    "math.exp": 4, "math.exp2": 2, "math.log": 4, "math.log2": 2, "math.log1p": 6, "math.tanh": 8,
+    "math.erf": 8, "math.sin": 8, "math.cos": 8, "math.powf": 8, "math.fpowi": 4,
+    "math.sqrt": 2, "math.rsqrt": 2, "arith.divf": 2,
+}
+FREE_OPS = frozenset({"arith.constant", "linalg.yield"})
+CLASS_FLOP_WEIGHTS = {"add_mul": 1.0, "compare_select": 1.0, "cast": 1.0,
+                      "div_sqrt": float(FLOP_WEIGHTS["arith.divf"]), "transcendental": float(FLOP_WEIGHTS["math.tanh"])}
+
+BASE_REGS = 24                  # indices, masks, pointers, loop state of a row kernel
+SPILL_BYTES_PER_REGISTER = 8    # one 32-bit register spilled: 4 bytes stored + 4 loaded
+
+
+@functools.lru_cache(maxsize=None)
+def elem_bits(type_text: str) -> int:
+    """Width in bits of an element type spelled ``f32``/``bf16``/``i1``/``index`` (or ``iN``).
+
+    Unknown spellings (``f8E4M3FN``, vectors, ...) raise ``ValueError`` rather
+    than being guessed: an estimate from a wrong width is worse than none.
+    """
+    bits = TYPE_BITS.get(type_text)
+    if bits is None:
+        if type_text.startswith("i") and type_text[1:].isdigit():
+            return int(type_text[1:])
+        raise ValueError(f"unknown element type {type_text!r} (known: {', '.join(TYPE_BITS)})")
+    return bits
+
+
+def memory_bytes(bits: int) -> int:
+    """Bytes one element of ``bits`` takes in memory: sub-byte elements take a whole byte."""
+    return max(8, bits) // 8
+
+
+def words(bits: int) -> int:
+    """32-bit registers one value of ``bits`` occupies per element (f64/i64: 2, anything narrower: 1)."""
+    return max(1, -(-bits // 32))
+
+
+def flop_weight(op_name: str) -> int:
+    """Simple flops one body op costs per loop point (see the module docstring)."""
+    return 0 if op_name in FREE_OPS else FLOP_WEIGHTS.get(op_name, 1)
+
+
+def tile_registers(live_words, elems_per_thread, base: float = 0.0):
+    """Registers per thread of a tile: ``base`` + live words per element x elements per thread
+    (scalars or NumPy arrays)."""
+    return base + np.multiply(live_words, elems_per_thread)
+
+
+def row_registers(mode, elems_per_thread, live_full: int, reductions: int, words_per_value: int):
+    """(registers per thread, row values live per element) of a row kernel at each config (arrays of
+    ``mode`` names and elements per thread): :data:`BASE_REGS` + elements per thread x live values x
+    words.  A persistent tile holds ``live_full`` full-row values; a looped chunk holds the values of
+    one pass plus one accumulator per reduction; a pointwise block holds its live values (at least 2).
+    The group time and the group features both read it."""
+    live = np.where(mode == "looped", live_full + reductions, live_full)
+    live = np.where(mode == "pointwise", max(2, live_full), live).astype(float)
+    return tile_registers(live * float(words_per_value), elems_per_thread, BASE_REGS), live
+
+
+def spill_bytes(registers, cap):
+    """Spill bytes per thread (stored + loaded) of ``registers`` demanded under ``cap``."""
+    return SPILL_BYTES_PER_REGISTER * np.maximum(0.0, np.subtract(registers, cap))
+
+
+def spill_traffic(spill_bytes_per_thread, threads, chunks=1.0):
+    """Bytes moved by spills: per-thread spill bytes (stored + loaded) x threads x row chunks."""
+    return np.multiply(np.multiply(spill_bytes_per_thread, threads), chunks)

@@ -1,0 +1,202 @@
+"""The seams the passes ask their questions through: one policy per kind of decision (docs/design.md §4).
+
+Shaped like Inductor's ``InductorChoices``: the pass owns the mechanics
+(legality, rewriting, formation order) and a *policy* answers the questions
+whose answers are a matter of cost, each answer with its reason, so
+``--explain`` can print every choice with its numbers, as Inductor's
+``can_fuse`` logs do.
+
+* :class:`EdgePolicy` (v1, ``--fusion elementwise``): one question per legal
+  producer→consumer edge, *fuse this producer into this consumer?*  It sees a
+  :class:`FusionCandidate` and answers a :class:`Decision`.
+* :class:`GroupPolicy` (``--fusion groups``, docs/groups.md): the best config
+  of one kernel (:meth:`~GroupPolicy.best_config`), whether two kernels become
+  one (:meth:`~GroupPolicy.merge_verdict`), whether a kernel recomputes a
+  producer instead of reading it (:meth:`~GroupPolicy.recompute_verdict`), and
+  what a kernel gets when no config is acceptable or it is not a row kernel.
+
+Policies are dataclasses whose fields are their CLI options (the xDSL pass
+style): ``--max-chain-length`` is ``Threshold.max_chain_length``.  A cost model
+(``costfuse/cost_models/``) may implement both seams in one class; the
+learned model implements each in its own (``LearnedEdges``, ``LearnedGroups``),
+and :mod:`costfuse.cost_models` names which class answers for each CLI name.
+This module is the compiler core's: it imports no cost model.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from iree.compiler import ir
+
+from costfuse.graph import body_ops, chain_length, num_inputs
+from costfuse.kernel import tensor_bytes
+from costfuse.launch import KernelLaunch, heuristic_launch, heuristic_launch_for
+
+ROLES = ("producer", "consumer", "fused")
+
+
+@dataclass(frozen=True)
+class FusionCandidate:
+    """A legal edge and the generic its fusion would produce.
+
+    ``fused`` is detached from the IR; it is inserted only if the policy says yes.
+
+    ``keys`` and ``memo`` let a policy analyze each op once per pass run
+    instead of once per candidate (:meth:`per_op`).  The pass gives every op
+    a name that is unique while the op's content stays the same (``g3``, and
+    ``g3+g4`` for the op fusing them), and one ``memo`` dict per run; outside
+    the pass both are ``None`` and nothing is memoized.  Op handles cannot be
+    the keys: once an op is erased its address, and so its handle's hash, can
+    be reused by a new op.
+    """
+
+    producer: ir.Operation
+    consumer: ir.Operation
+    fused: ir.Operation
+    keys: tuple[str, str, str] | None = None   # names of (producer, consumer, fused) in this pass run
+    memo: dict | None = field(default=None, compare=False, repr=False)
+
+    def per_op(self, role: str, analysis: Callable[[ir.Operation], Any]) -> Any:
+        """``analysis(op)`` of the ``role`` op (``producer | consumer | fused``), memoized across the run."""
+        op = getattr(self, role)
+        if self.memo is None or self.keys is None:
+            return analysis(op)
+        key = (self.keys[ROLES.index(role)], analysis)
+        if key not in self.memo:
+            self.memo[key] = analysis(op)
+        return self.memo[key]
+
+    @property
+    def chain_length(self) -> int:
+        """Original generics the fused op would merge."""
+        return chain_length(self.fused)
+
+    @property
+    def body_ops(self) -> int:
+        """Payload ops of the fused op, ``linalg.yield`` excluded."""
+        return body_ops(self.fused)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """``fuse`` or not, a one-line human ``reason``, and the numbers behind it."""
+
+    fuse: bool
+    reason: str
+    estimates: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GroupEstimate:
+    """A kernel group at the config a policy chose, and what the policy predicts there.
+
+    ``time_s`` is the policy's objective (seconds for the analytical time);
+    ``regs`` and ``spill_bytes`` are per thread, as ptxas reports them
+    (spill bytes stored + loaded, :mod:`costfuse.estimates`).
+    """
+
+    launch: KernelLaunch
+    time_s: float
+    hbm_bytes: int
+    regs: float = float("nan")
+    spill_bytes: float = 0.0
+    reason: str = ""
+
+    def line(self) -> str:
+        regs = "?" if self.regs != self.regs else f"{self.regs:.0f}"
+        return (f"{self.launch.short()}, regs {regs}, spill {self.spill_bytes:.0f} B, "
+                f"hbm {self.hbm_bytes / 1e6:.3f} MB, {self.time_s * 1e6:.2f} us")
+
+
+@dataclass(frozen=True)
+class MergeVerdict:
+    """Whether two groups become one kernel; ``priority`` orders the merges (highest first)."""
+
+    merge: bool
+    priority: float
+    reason: str
+
+
+class EdgePolicy(ABC):
+    """Decides v1's producer→consumer edges.  ``name`` is the CLI choice."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def decide(self, candidate: FusionCandidate) -> Decision:
+        """Whether to fuse ``candidate.producer`` into ``candidate.consumer``."""
+
+    def decide_batch(self, candidates: list[FusionCandidate]) -> list[Decision]:
+        """Decide several candidates at once; learned policies override this to batch."""
+        return [self.decide(c) for c in candidates]
+
+
+class GroupPolicy(ABC):
+    """Decides kernel groups and their configs (docs/groups.md).  ``name`` is the CLI choice.
+
+    By default two kernels merge when the merged kernel at its best config is
+    no slower than the two apart (``margin`` below), largest saving first, and a
+    kernel recomputes a producer when the two kernels are no slower after.
+    """
+
+    name: ClassVar[str]
+    margin: float = 0.0
+
+    @abstractmethod
+    def best_config(self, shape) -> GroupEstimate | None:
+        """The best config of the kernel ``shape`` (a ``costfuse.kernel.KernelShape``),
+        or ``None`` when no config is acceptable (the group is refused)."""
+
+    def merge_verdict(self, a: GroupEstimate, b: GroupEstimate, ab: GroupEstimate, merged) -> MergeVerdict:
+        """Merge iff ``t(ab) <= (1 - margin) * (t(a) + t(b))``; priority = the time saved."""
+        apart = a.time_s + b.time_s
+        saving = apart - ab.time_s
+        if ab.time_s <= (1.0 - self.margin) * apart:
+            return MergeVerdict(True, saving, f"saves {saving * 1e6:.2f} us ({ab.time_s * 1e6:.2f} vs {apart * 1e6:.2f})")
+        return MergeVerdict(False, saving, f"slower merged: {ab.time_s * 1e6:.2f} us vs {apart * 1e6:.2f} apart")
+
+    def recompute_verdict(self, a: GroupEstimate, b: GroupEstimate, a_after: GroupEstimate | None,
+                          b_after: GroupEstimate, merged_b, producer_op=None) -> MergeVerdict:
+        """Whether kernel ``b`` should recompute a producer of kernel ``a`` (``producer_op``) instead of
+        reading what ``a`` stores.  ``a_after``: ``a`` once it no longer stores that value (``None``:
+        ``a`` then stores nothing and goes).  By default: iff the two kernels are no slower after."""
+        before = a.time_s + b.time_s
+        after = (0.0 if a_after is None else a_after.time_s) + b_after.time_s
+        saving = before - after
+        gone = "; the producer's kernel goes" if a_after is None else ""
+        if after <= (1.0 - self.margin) * before:
+            return MergeVerdict(True, saving, f"recompute saves {saving * 1e6:.2f} us{gone}")
+        return MergeVerdict(False, saving, f"recompute is slower: {after * 1e6:.2f} us vs {before * 1e6:.2f}{gone}")
+
+    @property
+    def group_fallbacks(self) -> tuple[int, int]:
+        """(group decisions made, of which a fallback policy took) so far: none, unless the policy has one."""
+        return (0, 0)
+
+    def refused_estimate(self, shape) -> GroupEstimate:
+        """What a kernel the policy accepts no config for runs at: the heuristic config."""
+        launch = heuristic_launch(shape)
+        return GroupEstimate(launch, float("nan"), shape.hbm_bytes(launch.mode),
+                             reason=f"{self.name} accepts no config: heuristic config")
+
+    def lone_estimate(self, op: ir.Operation) -> GroupEstimate:
+        """A generic that is not a row kernel keeps v1's config (it never merges)."""
+        ins = list(op.operands)[: num_inputs(op)]
+        nbytes = sum(tensor_bytes(v) for v in ins + list(op.results))   # index counts 64 bits, as kernels do
+        kinds = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
+        rows = _tensor_elems(op.results[0]) if op.results else 1
+        red = 1
+        if any("reduction" in k for k in kinds):
+            red = max(1, _tensor_elems(ins[0]) // max(1, rows)) if ins else 1
+        return GroupEstimate(heuristic_launch_for(rows, red), float("nan"), nbytes, reason="not a row kernel: v1 config")
+
+
+def _tensor_elems(v: ir.Value) -> int:
+    n = 1
+    for s in ir.RankedTensorType(v.type).shape:
+        n *= s
+    return n
