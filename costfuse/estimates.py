@@ -22,6 +22,16 @@ model that disagreed with another here would be comparing two units.
   where the caller counts them (the group estimate does; v1's
   ``live_regs_est`` feature, on which the shipped v1 model was trained, does
   not).  The caps are the target's (:meth:`costfuse.targets.Target.reg_cap`).
+* **Issued and DRAM bytes.** A kernel *issues* the bytes its loads and stores
+  move (:meth:`costfuse.kernel.KernelShape.issued_bytes`); *DRAM* bytes are
+  those that miss L2.  The L2 model (:func:`l2_holds`): a looped kernel's
+  later passes re-read rows its programs loaded moments before, and those
+  re-reads hit L2 when the rows in flight, ``xblock`` rows of the re-read
+  inputs per resident program times the programs resident at once
+  (``Target.resident_blocks`` x SMs, an upper bound), fit in
+  :data:`L2_SHARE` of the L2; an operand every row reads alike (a broadcast
+  weight) is read from DRAM once.  An estimate, until ncu's DRAM counters
+  check it on a GPU.
 * **Spill bytes.** One unit everywhere: bytes per thread *stored plus loaded*,
   the sum of ptxas's ``bytes spill stores`` and ``bytes spill loads``, which is
   what the labels hold.  A register past the cap is stored once and loaded
@@ -49,6 +59,7 @@ CLASS_FLOP_WEIGHTS = {"add_mul": 1.0, "compare_select": 1.0, "cast": 1.0,
                       "div_sqrt": float(FLOP_WEIGHTS["arith.divf"]), "transcendental": float(FLOP_WEIGHTS["math.tanh"])}
 
 BASE_REGS = 24                  # indices, masks, pointers, loop state of a row kernel
+L2_SHARE = 0.5                  # of the L2 a kernel's re-read rows may count on (the rest: other data, imperfect LRU)
 SPILL_BYTES_PER_REGISTER = 8    # one 32-bit register spilled: 4 bytes stored + 4 loaded
 
 
@@ -97,6 +108,14 @@ def row_registers(mode, elems_per_thread, live_full: int, reductions: int, words
     live = np.where(mode == "looped", live_full + reductions, live_full)
     live = np.where(mode == "pointwise", max(2, live_full), live).astype(float)
     return tile_registers(live * float(words_per_value), elems_per_thread, BASE_REGS), live
+
+
+def l2_holds(row_bytes: float, xblock, programs, num_warps, target):
+    """Whether the rows a looped kernel re-reads stay in L2 between its passes (scalars or arrays of
+    ``xblock``/``programs``/``num_warps``): ``xblock`` rows of ``row_bytes`` each per resident program,
+    times the programs resident at once, within :data:`L2_SHARE` of ``target``'s L2."""
+    resident = np.minimum(programs, target.resident_blocks(num_warps) * target.sms)
+    return np.multiply(np.multiply(row_bytes, xblock), resident) <= L2_SHARE * target.l2_bytes
 
 
 def spill_bytes(registers, cap):

@@ -84,11 +84,13 @@ class GroupFusionPass:
         return pm
 
     def summary(self, records: list[KernelRecord] | None = None) -> str:
-        """``# analytical groups: 3 kernels, 3 outlined functions, predicted HBM 1.234 MB``."""
+        """``# analytical groups: 3 kernels, 3 outlined functions, issued 1.234 MB, DRAM 1.000 MB (estimated)``."""
         records = self.kernels if records is None else records
-        hbm = sum(r.kernel.estimate.hbm_bytes for r in records)
+        issued = sum(r.kernel.estimate.issued_bytes for r in records)
+        dram = [r.kernel.estimate.dram_bytes for r in records]
+        dram_text = "?" if None in dram else f"{sum(dram) / 1e6:.3f}"
         return (f"# {self.cost_model.name} groups: {len(records)} kernels, {len(records)} outlined functions, "
-                f"predicted HBM {hbm / 1e6:.3f} MB")
+                f"issued {issued / 1e6:.3f} MB, DRAM {dram_text} MB (estimated)")
 
 
 def _erase_dead_generics(block: ir.Block) -> None:

@@ -20,8 +20,8 @@ from functools import cached_property
 
 from iree.compiler import ir
 
-from costfuse.estimates import flop_weight, memory_bytes, words
-from costfuse.graph import body, num_inputs
+from costfuse.estimates import flop_weight, l2_holds, memory_bytes, words
+from costfuse.graph import body, indexing_maps, num_inputs
 from costfuse.rowspace import FULL, REDUCE, ROWWISE, NotGroupable, OpSpace, gathers, op_space, reads_in_row
 
 
@@ -42,17 +42,20 @@ class Member:
 
 @dataclass(frozen=True)
 class KernelInput:
-    """A tensor read from HBM: its bytes and the members that read it.
+    """A tensor read from memory: its bytes and the members that read it.
 
     ``readers`` read it through an indexing map (a tile of it per row);
     ``gathers`` read single elements of it with ``tensor.extract`` at indices
     their bodies compute, as ``(member, extracts per loop point)``.
+    ``per_row``: some reader's map varies with the rows (a broadcast weight,
+    the same for every row, does not).
     """
 
     value: ir.Value
     nbytes: int
     readers: tuple[int, ...]     # member positions
     gathers: tuple[tuple[int, int], ...] = ()
+    per_row: bool = True
 
 
 @dataclass(frozen=True)
@@ -207,9 +210,33 @@ class KernelShape:
             return 1
         return sum(1 for s in self._needed if i in s)
 
-    def hbm_bytes(self, mode: str) -> int:
-        """Each input's bytes read (:meth:`input_bytes`), plus each output's size."""
+    def issued_bytes(self, mode: str) -> int:
+        """Bytes ``mode``'s loads and stores issue: each input's bytes read (:meth:`input_bytes`), plus
+        each output's size.  Not DRAM bytes: see :meth:`dram_bytes`."""
         return sum(self.input_bytes(i, mode) for i in self.inputs) + sum(o.nbytes for o in self.outputs)
+
+    @cached_property
+    def reread_row_bytes(self) -> float:
+        """Bytes per row of the per-row inputs a looped kernel reads in more than one pass."""
+        return sum(i.nbytes for i in self.inputs
+                   if i.per_row and self.passes_reading(i, "looped") > 1) / max(1, self.n_rows)
+
+    def dram_bytes(self, mode: str, l2_holds_rows: bool = True) -> int:
+        """Estimated DRAM bytes of ``mode`` (:mod:`costfuse.estimates`, "Issued and DRAM bytes"): one
+        read of every input and a write of every output, plus a looped kernel's re-reads of per-row
+        inputs when L2 does not hold them between passes (``l2_holds_rows``, from
+        :func:`costfuse.estimates.l2_holds` at the kernel's launch)."""
+        if mode != "looped" or l2_holds_rows:
+            return self.issued_bytes("persistent")
+        return (sum(self.input_bytes(i, "looped" if i.per_row else "persistent") for i in self.inputs)
+                + sum(o.nbytes for o in self.outputs))
+
+    def dram_bytes_at(self, launch, target) -> int:
+        """:meth:`dram_bytes` at ``launch`` (a ``costfuse.launch.KernelLaunch``) on ``target``."""
+        programs = -(-self.n_rows // launch.xblock)
+        holds = launch.mode != "looped" or bool(l2_holds(self.reread_row_bytes, launch.xblock, programs,
+                                                          launch.num_warps, target))
+        return self.dram_bytes(launch.mode, holds)
 
     def flops(self, mode: str) -> float:
         """Weighted body ops executed, recomputation of looped passes included."""
@@ -258,6 +285,7 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelSha
     members = tuple(Member(op, s.role_in(rows, n), _flops(op)) for op, s in zip(ops, spaces))
     index = {op: i for i, op in enumerate(ops)}
     inputs: dict = {}
+    per_row: dict = {}      # tensor -> whether some reader's map varies with the rows
     gathered: dict = {}     # tensor -> [(member, extracts)]
     avail: list[int] = []   # pass after which member i's per-row value exists / in which its full value is computable
     pass_of: list[int] = []
@@ -284,6 +312,8 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelSha
                 p = max(p, avail[j])
             else:
                 inputs.setdefault(v, []).append(i)
+                per_row.setdefault(v, False)
+                per_row[v] |= _varies_with_rows(indexing_maps(m.op)[k], len(rows))
         pass_of.append(p)
         avail.append(p + 1 if m.role == REDUCE else p)
     outputs = []
@@ -294,10 +324,16 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelSha
         for r, res in enumerate(m.op.results):
             if any(u.owner.operation not in member_ops or _is_init_use(u) for u in res.uses):
                 outputs.append(KernelOutput(i, r, tensor_bytes(res)))
-    ins = tuple(KernelInput(v, tensor_bytes(v), tuple(dict.fromkeys(rs)), tuple(gathered.get(v, ())))
+    ins = tuple(KernelInput(v, tensor_bytes(v), tuple(dict.fromkeys(rs)), tuple(gathered.get(v, ())),
+                            per_row.get(v, True))
                 for v, rs in inputs.items())
     width = words(max(_elem_bits(v) for op in ops for v in list(op.operands) + list(op.results)))
     return KernelShape(rows, n, members, ins, tuple(outputs), tuple(pass_of), _live_full(members, ins, outputs), width)
+
+
+def _varies_with_rows(amap: ir.AffineMap, n_row_dims: int) -> bool:
+    """Whether an operand read through ``amap`` differs between rows: some result names a row loop."""
+    return any(isinstance(e, ir.AffineDimExpr) and ir.AffineDimExpr(e).position < n_row_dims for e in amap.results)
 
 
 def _elem_bits(v: ir.Value) -> int:

@@ -35,6 +35,7 @@ from iree.compiler import ir
 from costfuse.graph import body_ops, chain_length, num_inputs
 from costfuse.kernel import tensor_bytes
 from costfuse.launch import KernelLaunch, heuristic_launch, heuristic_launch_for
+from costfuse.targets import Target, get_target
 
 ROLES = ("producer", "consumer", "fused")
 
@@ -96,20 +97,24 @@ class GroupEstimate:
 
     ``time_s`` is the policy's objective (seconds for the analytical time);
     ``regs`` and ``spill_bytes`` are per thread, as ptxas reports them
-    (spill bytes stored + loaded, :mod:`costfuse.estimates`).
+    (spill bytes stored + loaded, :mod:`costfuse.estimates`).  ``issued_bytes``:
+    what the kernel's loads and stores move; ``dram_bytes``: those of them
+    that miss L2, by the L2 model (an estimate); ``None`` where not estimated.
     """
 
     launch: KernelLaunch
     time_s: float
-    hbm_bytes: int
+    issued_bytes: int
     regs: float = float("nan")
     spill_bytes: float = 0.0
     reason: str = ""
+    dram_bytes: int | None = None
 
     def line(self) -> str:
         regs = "?" if self.regs != self.regs else f"{self.regs:.0f}"
+        dram = "?" if self.dram_bytes is None else f"{self.dram_bytes / 1e6:.3f}"
         return (f"{self.launch.short()}, regs {regs}, spill {self.spill_bytes:.0f} B, "
-                f"hbm {self.hbm_bytes / 1e6:.3f} MB, {self.time_s * 1e6:.2f} us")
+                f"issued {self.issued_bytes / 1e6:.3f} MB, dram {dram} MB, {self.time_s * 1e6:.2f} us")
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,12 @@ class GroupPolicy(ABC):
 
     name: ClassVar[str]
     margin: float = 0.0
+    arch: str = "sm_90"
+
+    @property
+    def target(self) -> Target:
+        """The constants the policy's estimates use (its ``arch``)."""
+        return get_target(self.arch)
 
     @abstractmethod
     def best_config(self, shape) -> GroupEstimate | None:
@@ -180,8 +191,9 @@ class GroupPolicy(ABC):
     def refused_estimate(self, shape) -> GroupEstimate:
         """What a kernel the policy accepts no config for runs at: the heuristic config."""
         launch = heuristic_launch(shape)
-        return GroupEstimate(launch, float("nan"), shape.hbm_bytes(launch.mode),
-                             reason=f"{self.name} accepts no config: heuristic config")
+        return GroupEstimate(launch, float("nan"), shape.issued_bytes(launch.mode),
+                             reason=f"{self.name} accepts no config: heuristic config",
+                             dram_bytes=shape.dram_bytes_at(launch, self.target))
 
     def lone_estimate(self, op: ir.Operation) -> GroupEstimate:
         """A generic that is not a row kernel keeps v1's config (it never merges)."""
@@ -192,7 +204,8 @@ class GroupPolicy(ABC):
         red = 1
         if any("reduction" in k for k in kinds):
             red = max(1, _tensor_elems(ins[0]) // max(1, rows)) if ins else 1
-        return GroupEstimate(heuristic_launch_for(rows, red), float("nan"), nbytes, reason="not a row kernel: v1 config")
+        return GroupEstimate(heuristic_launch_for(rows, red), float("nan"), nbytes, reason="not a row kernel: v1 config",
+                             dram_bytes=nbytes)   # one pass: every byte once
 
 
 def _tensor_elems(v: ir.Value) -> int:

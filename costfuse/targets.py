@@ -22,6 +22,15 @@ arch       part        HBM        L2       SMs   regs / SM   regs / thr  FP32 (n
   bandwidth and SM count are NVIDIA datasheet figures.
 * ``launch``: the fixed cost charged per kernel, as in XLA's GPU
   performance model (``kKernelLaunchOverhead``, 1 µs).
+* L2 bandwidth: no datasheet gives it; the analytical time takes it as
+  :data:`L2_OVER_HBM_BANDWIDTH` times the HBM bandwidth (third-party
+  microbenchmarks put an H100 SXM's L2 near 12 TB/s against 3.35 TB/s of
+  HBM3, about 3.6x; 2.5x is the conservative round figure).  An estimate,
+  until the GPU measures it.
+* Residency: at most 2,048 threads and 32 blocks per SM on sm_80, sm_90 and
+  sm_100 (CUDA's compute-capability tables); the L2 model
+  (:func:`costfuse.estimates.l2_holds`) counts the programs resident at once
+  with them.
 * The register file is 64K 32-bit registers per SM since Volta; ptxas caps
   a thread at 255 and ``.reqntid`` caps it at ``65536 / threads per CTA``
   (docs/design.md §5: 128 at 16 warps, 64 at 32).
@@ -32,6 +41,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+L2_OVER_HBM_BANDWIDTH = 2.5
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,19 @@ class Target:
     max_regs_per_thread: int    # ptxas's per-thread ceiling
     fp32_flops_per_s: float     # peak non-tensor-core FP32 (an FMA counts as 2)
     launch_overhead_s: float    # fixed cost per kernel launch
+    max_threads_per_sm: int = 2048
+    max_blocks_per_sm: int = 32
+
+    @property
+    def l2_bytes_per_s(self) -> float:
+        """L2 bandwidth: an estimate, :data:`L2_OVER_HBM_BANDWIDTH` x HBM (see the module docstring)."""
+        return L2_OVER_HBM_BANDWIDTH * self.hbm_bytes_per_s
+
+    def resident_blocks(self, num_warps):
+        """Blocks of ``num_warps`` warps one SM holds at once by threads and blocks alone (registers may
+        hold fewer: an upper bound on residency); an int or an array, as ``num_warps``."""
+        per_sm = self.max_threads_per_sm // (32 * np.maximum(1, num_warps))
+        return np.minimum(per_sm, self.max_blocks_per_sm)
 
     def reg_cap(self, num_warps):
         """Registers one thread may use in a CTA of ``num_warps`` warps (the ``.reqntid`` cap); an int for

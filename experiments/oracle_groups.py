@@ -108,7 +108,7 @@ def kernel_function(shape: KernelShape, launch: KernelLaunch,
     ops = [m.op for m in shape.members]
     stored = {o.member for o in shape.outputs}
     unstored = frozenset(m.op for i, m in enumerate(shape.members) if i not in stored)
-    kernel = Kernel(tuple(range(len(ops))), shape, GroupEstimate(launch, float("nan"), shape.hbm_bytes(launch.mode)))
+    kernel = Kernel(tuple(range(len(ops))), shape, GroupEstimate(launch, float("nan"), shape.issued_bytes(launch.mode)))
     with ops[0].context, ir.Location.unknown():
         module = ir.Module.create()
     fn, _, _ = _build_kernel(name, ops, kernel, ir.InsertionPoint(module.body), unstored)
@@ -154,13 +154,13 @@ class CompileOracle(EdgePolicy, GroupPolicy):
             by_mode.setdefault(c.mode, []).append((float(regs[i]), c))
         _module, fn = kernel_function(shape, configs[0])   # the scratch module lives as long as this call
         tried = 0
-        for mode in sorted(by_mode, key=lambda m: (shape.hbm_bytes(m), m != "persistent")):
+        for mode in sorted(by_mode, key=lambda m: (shape.issued_bytes(m), m != "persistent")):
             ordered = [c for _, c in sorted(by_mode[mode], key=lambda rc: rc[0])]   # stable: config-space order on ties
             found, compiled = self._first_spill_free(fn, ordered)
             tried += compiled
             if found is not None:
                 launch, res = found
-                hbm = shape.hbm_bytes(mode)
+                hbm = shape.issued_bytes(mode)
                 return GroupEstimate(launch, self.time_s(hbm), hbm, float(res.regs), 0.0,
                                      f"oracle: {mode}, the least-HBM mode spill-free under ptxas "
                                      f"({tried} of {len(configs)} configs compiled)")

@@ -313,8 +313,9 @@ def test_best_config_is_the_fastest_by_the_analytical_time():
     scores = score_configs(shape, config_space(shape), get_target("sm_90"))
     i = int(scores.time_s.argmin())
     assert Analytical().best_config(shape) == GroupEstimate(
-        scores.configs[i], float(scores.time_s[i]), int(scores.hbm_bytes[i]), float(scores.regs[i]),
-        float(scores.spill_bytes[i]), f"fastest of {len(scores.configs)} configs by the analytical time")
+        scores.configs[i], float(scores.time_s[i]), int(scores.issued_bytes[i]), float(scores.regs[i]),
+        float(scores.spill_bytes[i]), f"fastest of {len(scores.configs)} configs by the analytical time",
+        int(scores.dram_bytes[i]))
 
 
 

@@ -121,10 +121,10 @@ def test_always_and_threshold_take_the_heuristic_config(model, kernel):
     _module, shape = kernel()
     est = model.best_config(shape)
     launch = heuristic_launch(shape)
-    assert (est.launch, est.hbm_bytes, est.reason) == (launch, shape.hbm_bytes(launch.mode), "heuristic config")
+    assert (est.launch, est.issued_bytes, est.reason) == (launch, shape.issued_bytes(launch.mode), "heuristic config")
     assert math.isnan(est.time_s) and math.isnan(est.regs) and est.spill_bytes == 0.0
     if launch.mode == "looped":  # the bytes are the looped kernel's, which re-reads x
-        assert est.hbm_bytes > shape.hbm_bytes("persistent")
+        assert est.issued_bytes > shape.issued_bytes("persistent")
 
 
 def test_always_merges_every_legal_group():
@@ -186,10 +186,10 @@ def test_default_merge_rule_merges_when_no_slower_and_honours_a_margin():
 
 def test_group_estimate_line_and_the_base_defaults():
     est = GroupEstimate(KernelLaunch("pointwise", 1024, 1, 4), 12.5e-6, 3_000_000, regs=40.0, spill_bytes=16.0)
-    assert est.line() == "pointwise x1024 r1 w4, regs 40, spill 16 B, hbm 3.000 MB, 12.50 us"
+    assert est.line() == "pointwise x1024 r1 w4, regs 40, spill 16 B, issued 3.000 MB, dram ? MB, 12.50 us"
     big = GroupEstimate(KernelLaunch("pointwise", 1024, 1, 4), 10.0, 10**10)
-    assert big.line() == "pointwise x1024 r1 w4, regs ?, spill 0 B, hbm 10000.000 MB, 10000000.00 us"
-    assert _est(1e-6).line() == "pointwise x1024 r1 w4, regs ?, spill 0 B, hbm 0.000 MB, 1.00 us"
+    assert big.line() == "pointwise x1024 r1 w4, regs ?, spill 0 B, issued 10000.000 MB, dram ? MB, 10000000.00 us"
+    assert _est(1e-6).line() == "pointwise x1024 r1 w4, regs ?, spill 0 B, issued 0.000 MB, dram ? MB, 1.00 us"
     with pytest.raises(TypeError, match="best_config"):   # a group policy must say how it picks a config
         type("NoConfig", (GroupPolicy,), {"name": "noconfig"})()
     assert Timed().decide_batch(["a", "b"]) == [Decision(True, "a"), Decision(True, "b")]

@@ -46,3 +46,79 @@ def test_registers_and_the_spill_unit():
     assert tile_registers(3, 8) == 24
     assert list(spill_bytes(regs, 255)) == [0.0, SPILL_BYTES_PER_REGISTER * (BASE_REGS + 1)] == [0.0, 200.0]
     assert spill_traffic(200.0, 1024, 4) == 200.0 * 1024 * 4
+
+
+def weighted_center(rows: int, n: int) -> str:
+    """``y = x*w - sum(x*w)``: x (per row) and w (a broadcast weight) are both read in a looped kernel's two
+    passes: the reduction's and the output's."""
+    return f"""
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#w = affine_map<(d0, d1) -> (d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+func.func @main(%x: tensor<{rows}x{n}xf32>, %w: tensor<{n}xf32>) -> tensor<{rows}x{n}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<{rows}xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e1 : tensor<{rows}xf32>) -> tensor<{rows}xf32>
+  %m = linalg.generic {{indexing_maps = [#id, #w, #r], iterator_types = ["parallel", "reduction"]}}
+      ins(%x, %w : tensor<{rows}x{n}xf32>, tensor<{n}xf32>) outs(%acc : tensor<{rows}xf32>) {{
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %p, %o : f32
+    linalg.yield %s : f32
+  }} -> tensor<{rows}xf32>
+  %e2 = tensor.empty() : tensor<{rows}x{n}xf32>
+  %y = linalg.generic {{indexing_maps = [#id, #w, #r, #id], iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %w, %m : tensor<{rows}x{n}xf32>, tensor<{n}xf32>, tensor<{rows}xf32>) outs(%e2 : tensor<{rows}x{n}xf32>) {{
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %d = arith.subf %p, %c : f32
+    linalg.yield %d : f32
+  }} -> tensor<{rows}x{n}xf32>
+  return %y : tensor<{rows}x{n}xf32>
+}}"""
+
+
+_KEEP = []   # the modules the shapes point into: a shape's ops die with their module
+
+
+def _shape(rows: int, n: int):
+    from costfuse.graph import function_blocks, generics_in
+    from costfuse.ir import parse_module
+    from costfuse.kernel import analyze_kernel
+
+    module = parse_module(weighted_center(rows, n))
+    _KEEP.append(module)
+    with module.context:
+        return analyze_kernel(generics_in(function_blocks(module)[0]))
+
+
+@pytest.mark.parametrize("rows, n, holds", [(8, 64, True), (4096, 65536, False)])
+def test_issued_and_dram_bytes_of_a_looped_kernel(rows, n, holds):
+    """Issued: x and w once per pass (2 passes), y once.  DRAM: when the rows in flight fit in half the L2
+    (8 rows of 256 B: yes; 4,096 rows of 256 KiB, 4,224 programs resident: no), one read of each input;
+    otherwise x twice, but the broadcast w still once."""
+    from costfuse.launch import KernelLaunch
+    from costfuse.targets import get_target
+
+    shape = _shape(rows, n)
+    x, w, y = 4 * rows * n, 4 * n, 4 * rows * n
+    assert [i.per_row for i in shape.inputs] == [True, False]
+    assert shape.issued_bytes("looped") == 2 * x + 2 * w + y and shape.issued_bytes("persistent") == x + w + y
+    assert shape.dram_bytes("looped", True) == x + w + y and shape.dram_bytes("looped", False) == 2 * x + w + y
+    launch = KernelLaunch("looped", 1, 32, 4)
+    assert shape.dram_bytes_at(launch, get_target("sm_90")) == (x + w + y if holds else 2 * x + w + y)
+    assert shape.reread_row_bytes == 4 * n
+
+
+def test_the_group_time_reads_dram_at_hbm_bandwidth_and_issued_bytes_at_l2s():
+    """A looped config whose re-reads L2 holds costs no more DRAM than a persistent one: its memory time is
+    the larger of DRAM / HBM and issued / L2 bandwidth."""
+    from costfuse.cost_models.group_time import score_configs
+    from costfuse.launch import KernelLaunch
+    from costfuse.targets import get_target
+
+    shape, target = _shape(8, 64), get_target("sm_90")
+    s = score_configs(shape, [KernelLaunch("looped", 1, 32, 1), KernelLaunch("persistent", 1, 64, 1)], target)
+    assert list(s.dram_bytes) == [shape.issued_bytes("persistent")] * 2
+    assert list(s.issued_bytes) == [shape.issued_bytes("looped"), shape.issued_bytes("persistent")]
+    assert target.l2_bytes_per_s == 2.5 * target.hbm_bytes_per_s

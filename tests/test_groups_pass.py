@@ -205,7 +205,7 @@ def test_a_multi_use_producer_is_recomputed_or_stored_as_the_model_decides(model
     after, p = grouped(RECOMPUTE, MODELS[model]())
     verdicts = {d.verdict for d in p.decisions}
     assert ("recompute" in verdicts) == recomputes
-    assert sum(r.kernel.estimate.hbm_bytes for r in p.kernels) == hbm
+    assert sum(r.kernel.estimate.issued_bytes for r in p.kernels) == hbm
     assert_same_semantics(RECOMPUTE, after, "main", seed=0)
     module = parse_module(after)
     for fn in kernel_functions(module):

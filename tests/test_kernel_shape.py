@@ -28,8 +28,8 @@ def test_softmax_passes_and_bytes(softmax_gelu):
     assert [m.role for m in k.members] == [FULL, REDUCE, FULL, FULL, REDUCE, FULL]
     assert k.pass_of == (0, 0, 1, 1, 1, 2) and k.n_passes == 3
     assert [len(i.readers) for i in k.inputs] == [1, 1]             # x and bias, read by the first member
-    assert k.hbm_bytes("persistent") == X + BIAS + X                 # read once, store the probabilities
-    assert k.hbm_bytes("looped") == 3 * (X + BIAS) + X              # one re-read per pass
+    assert k.issued_bytes("persistent") == X + BIAS + X                 # read once, store the probabilities
+    assert k.issued_bytes("looped") == 3 * (X + BIAS) + X              # one re-read per pass
     assert k.flops("looped") > k.flops("persistent")
 
 
@@ -675,7 +675,7 @@ def test_always_merges_a_chain_into_one_kernel_with_every_decision():
     (k,) = kernels
     assert (k.members, k.recomputed, k.unstored, k.label) == ((0, 1, 2), (), (), "g1+g2+g3")
     want = Always().best_config(k.shape)  # NaN times: compare the rest
-    assert (k.estimate.launch, k.estimate.hbm_bytes, k.estimate.reason) == (want.launch, want.hbm_bytes, want.reason)
+    assert (k.estimate.launch, k.estimate.issued_bytes, k.estimate.reason) == (want.launch, want.issued_bytes, want.reason)
     assert [(d.a, d.b, d.reason) for d in decisions if d.verdict == "merge"] == [
         ("g1", "g2", "always: the largest legal group"), ("g1+g2", "g3", "always: the largest legal group")]
 
@@ -700,7 +700,7 @@ def test_a_model_that_accepts_no_config_keeps_every_kernel_at_the_heuristic():
         ("keep", "g1", "g2", "noconfig accepts no config for the merged kernel")]
     for k, member in zip(kernels, (0, 1)):
         launch = heuristic_launch(k.shape)
-        assert k.members == (member,) and (k.estimate.launch, k.estimate.hbm_bytes) == (launch, k.shape.hbm_bytes(launch.mode))
+        assert k.members == (member,) and (k.estimate.launch, k.estimate.issued_bytes) == (launch, k.shape.issued_bytes(launch.mode))
         assert k.estimate.reason == "noconfig accepts no config: heuristic config" and math.isnan(k.estimate.time_s)
 
 
@@ -716,7 +716,7 @@ def test_a_generic_that_is_no_row_kernel_stays_alone_at_v1s_config():
         (k,) = kernels
         assert (k.members, k.shape, decisions) == ((0,), None, [])
         est = k.estimate
-        assert (est.launch.mode, est.hbm_bytes, est.reason) == ("persistent", 4 * 8 * 4 + 8 * 4, "not a row kernel: v1 config")
+        assert (est.launch.mode, est.issued_bytes, est.reason) == ("persistent", 4 * 8 * 4 + 8 * 4, "not a row kernel: v1 config")
 
 
 def test_dynamic_reshapes_stay_and_a_skipped_reshape_does_not_stop_the_next():
@@ -768,5 +768,5 @@ def test_a_lone_generic_that_is_no_row_kernel_gets_v1s_config(case, launch, nbyt
     module, op = _op(**case)
     with module.context:
         est = Always().lone_estimate(op)
-    assert (est.launch, est.hbm_bytes, est.reason) == (KernelLaunch(*launch), nbytes, "not a row kernel: v1 config")
+    assert (est.launch, est.issued_bytes, est.reason) == (KernelLaunch(*launch), nbytes, "not a row kernel: v1 config")
     assert math.isnan(est.time_s)

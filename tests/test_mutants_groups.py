@@ -64,7 +64,7 @@ class Scripted(GroupPolicy):
         if what in self.refuse:
             return None
         launch = heuristic_launch(shape)
-        return GroupEstimate(launch, 1e-6 * len(shape.members), shape.hbm_bytes(launch.mode), reason=what)
+        return GroupEstimate(launch, 1e-6 * len(shape.members), shape.issued_bytes(launch.mode), reason=what)
 
     def merge_verdict(self, a, b, ab, merged):
         self.asked.append(f"merge? {a.reason} + {b.reason} = {ab.reason} [{self.describe(merged)}]")
@@ -231,8 +231,8 @@ def test_a_lone_generic_gets_v1s_config_from_its_results_and_first_input(case, l
     module, op = _lone(case)
     with module.context:
         est = Always().lone_estimate(op)
-    assert (est.launch, est.hbm_bytes, est.reason) == (KernelLaunch(*launch), nbytes, "not a row kernel: v1 config")
-    assert type(est.hbm_bytes) is int and math.isnan(est.time_s)
+    assert (est.launch, est.issued_bytes, est.reason) == (KernelLaunch(*launch), nbytes, "not a row kernel: v1 config")
+    assert type(est.issued_bytes) is int and math.isnan(est.time_s)
 
 
 def _index_generic():
@@ -256,7 +256,7 @@ def test_a_lone_generics_index_bytes_are_counted_as_kernels_count_them():
     module, op = _index_generic()
     with module.context:
         est = Always().lone_estimate(op)
-        assert est.hbm_bytes == tensor_bytes(op.operands[0]) + tensor_bytes(op.results[0]) == 4 * 8 * 8 + 4 * 8
+        assert est.issued_bytes == tensor_bytes(op.operands[0]) + tensor_bytes(op.results[0]) == 4 * 8 * 8 + 4 * 8
 
 
 def test_tensor_bytes_follow_the_element_width_rounded_up_to_a_byte():
@@ -327,7 +327,7 @@ def test_a_kernel_with_no_config_is_never_merged_and_gets_the_heuristic_config()
     f = form(chain(2), refuse=("g1 stores g1",), merges={"g1+g2 stores g2": 1.0})
     assert f.steps == [("keep", "g1", "g2", "scripted accepts no config for the merged kernel", None)]
     k1, k2 = f.kernels
-    assert (k1.members, k1.estimate.launch, k1.estimate.hbm_bytes, k1.estimate.reason) == (
+    assert (k1.members, k1.estimate.launch, k1.estimate.issued_bytes, k1.estimate.reason) == (
         (0,), KernelLaunch("pointwise", 32, 1, 1), 2 * 4 * 8 * 4, "scripted accepts no config: heuristic config")
     assert math.isnan(k1.estimate.time_s)
     assert (k2.members, k2.estimate.reason) == ((1,), "g2 stores g2")
@@ -609,7 +609,7 @@ def test_a_producer_stops_storing_a_value_once_its_last_reader_merges_with_a_cop
     assert f.steps[-1] == ("keep", "g1+g2+g3", "g2'+g4+g5", "scripted accepts no config for the merged kernel", None)
     k, _ = f.kernels
     assert (k.label, k.unstored, [o.member for o in k.shape.outputs]) == ("g1+g2+g3", (1,), [2])
-    assert (k.estimate.launch, k.estimate.hbm_bytes, k.estimate.reason) == (
+    assert (k.estimate.launch, k.estimate.issued_bytes, k.estimate.reason) == (
         KernelLaunch("looped", 1, 2048, 8), 3 * 2 * 8192 * 4, "scripted accepts no config: heuristic config")
 
 

@@ -228,7 +228,7 @@ def test_inductor_whole_row_candidate_at_exactly_1_3_times_the_persistent_bytes(
     # which qualifies (>=); and 3 + 7 = 10 memory ops, 3 x 2 + 1 = 7 loads, both within bounds.
     _, shape = two_pass_outputs(64, 4096, 7)
     tensor_bytes = 64 * 4096 * 4
-    assert (shape.hbm_bytes("looped"), shape.hbm_bytes("persistent")) == (13 * tensor_bytes, 10 * tensor_bytes)
+    assert (shape.issued_bytes("looped"), shape.issued_bytes("persistent")) == (13 * tensor_bytes, 10 * tensor_bytes)
     assert Inductor().candidates(shape)[0] == [looped(1, 4096, 16), looped(1, 2048, 16)]
 
 
@@ -259,9 +259,10 @@ def test_inductor_scale_rblock_adds_a_halved_copy_only_when_registers_limit_the_
 def _scored(table: dict):
     """A stand-in for ``group_time.score_configs``: (regs, spill bytes, time) per config from ``table``,
     so the test fixes what Inductor's benchmark would see."""
-    def score(shape, configs, target, spill_bytes=None):
+    def score(shape, configs, target, predicted_spill=None):
         regs, spill, time = (np.array(col, dtype=float) for col in zip(*(table[c] for c in configs)))
-        return ConfigScores(list(configs), regs, spill, np.zeros(len(configs), dtype=np.int64), time)
+        zeros = np.zeros(len(configs), dtype=np.int64)
+        return ConfigScores(list(configs), regs, spill, zeros, zeros, time)
     return score
 
 

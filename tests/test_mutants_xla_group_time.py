@@ -31,6 +31,7 @@ from costfuse.targets import TARGETS, get_target
 
 SM90 = get_target("sm_90")
 BW, PEAK, LAUNCH, WAVE = 4.8e12, 67e12, 1e-6, 0.1e-6     # targets.py's sm_90 row; group_time.WAVE_S
+L2_BW = 2.5 * BW                                          # targets.L2_OVER_HBM_BANDWIDTH
 ROW = "affine_map<(d0, d1) -> (d0)>"
 
 
@@ -117,6 +118,7 @@ class Row:
     ``waves`` = ceil(programs / (blocks x 132)); ``util`` = min(1, warps in flight per SM / 16)
     x min(1, row run bytes / 128), warps in flight per SM = min(programs, blocks x 132) x warps / 132;
     ``spill_traffic`` = spill bytes (stored + reloaded, 8 per register past the cap) x threads x row chunks.
+    ``hbm`` is the issued bytes (through L2); ``dram`` the DRAM bytes (default: the same, one pass).
     """
 
     kernel: str
@@ -129,11 +131,14 @@ class Row:
     util: float
     spill_traffic: float = 0.0
     words: int = 1
+    dram: int | None = None
 
     def time(self) -> float:
-        """group_time's documented total: roofline at the achieved parallelism, launch, waves, spills."""
+        """group_time's documented total: roofline at the achieved parallelism (DRAM bytes at HBM bandwidth,
+        issued bytes at L2's), launch, waves, spills."""
         peak = PEAK / self.words
-        return (max(self.hbm / (BW * self.util), self.flops / (peak * self.util))
+        memory = max((self.hbm if self.dram is None else self.dram) / BW, self.hbm / L2_BW)
+        return (max(memory / self.util, self.flops / (peak * self.util))
                 + LAUNCH + self.waves * WAVE + self.spill_traffic / BW)
 
 
@@ -156,9 +161,11 @@ ROWS = [
         SOFTMAX_1024_FLOPS, waves=1, util=512 / 2112, spill_traffic=2248 * 256 * 32 * 2),
     # looped: x read in 3 passes + y = 4 x 16 MiB; 14 flops per element; live 2 + 2 accumulators = 4;
     # ept = 4*512/32 = 64: 24 + 256 = 280 regs, (280 - 255) * 8 = 200 spill bytes; 1024 programs,
-    # 8 blocks, 1 wave, 1024/2112; ceil(1024/512) = 2 chunks per pass x 3 passes = 6 chunks
+    # 8 blocks, 1 wave, 1024/2112; ceil(1024/512) = 2 chunks per pass x 3 passes = 6 chunks;
+    # DRAM: each program re-reads 4 rows of 4 KiB, 1024 programs resident (32 blocks x 132 SMs by threads):
+    # 16 MiB <= half the 60 MiB L2, so the re-reads hit L2: x once + y = 2 x 16 MiB
     Row("softmax 4096x1024", KernelLaunch("looped", 4, 512, 1), 280, 200, 4 * 4096 * 1024 * 4, 14 * 4096 * 1024,
-        waves=1, util=1024 / 2112, spill_traffic=200 * 1024 * 32 * 6),
+        waves=1, util=1024 / 2112, spill_traffic=200 * 1024 * 32 * 6, dram=SOFTMAX_1024_HBM),
     # ept = 16*1024/512 = 32: 24 + 64 = 88 regs (cap 128 at 16 warps); 65536/(88*512) = 1.45 -> 1 block;
     # 256 programs over 132 SMs -> 2 waves; 132*16/132 = 16 warps in flight
     Row("softmax 4096x1024", KernelLaunch("persistent", 16, 1024, 16), 88, 0, SOFTMAX_1024_HBM, SOFTMAX_1024_FLOPS,
@@ -224,7 +231,7 @@ def test_config_time_matches_the_documented_terms(row):
     assert s.configs == [row.launch]
     assert s.regs.tolist() == [row.regs]
     assert s.spill_bytes.tolist() == [row.spill]
-    assert s.hbm_bytes.tolist() == [row.hbm]
+    assert s.issued_bytes.tolist() == [row.hbm]
     assert s.time_s[0] == pytest.approx(row.time(), rel=1e-9)
 
 
@@ -233,7 +240,7 @@ def test_one_pass_scores_every_config_as_it_would_alone():
     rows = [r for r in ROWS if r.kernel == "softmax 4096x1024"]
     _k, shape = _kernel("softmax 4096x1024")
     s = score_configs(shape, [r.launch for r in rows], SM90)
-    assert s.hbm_bytes.tolist() == [r.hbm for r in rows]
+    assert s.issued_bytes.tolist() == [r.hbm for r in rows]
     assert s.regs.tolist() == [r.regs for r in rows]
     assert s.time_s == pytest.approx([r.time() for r in rows], rel=1e-9)
 
@@ -244,18 +251,19 @@ def test_predicted_spills_replace_the_register_estimate():
     _k, shape = _kernel(spilling.kernel)
     s = score_configs(shape, [spilling.launch, ROWS[0].launch], SM90, predicted_spill=[8, 0])
     assert s.spill_bytes.tolist() == [8.0, 0.0] and s.spill_bytes.dtype == np.float64   # bytes per thread
-    assert s.hbm_bytes.dtype == np.int64                                                  # whole bytes
+    assert s.issued_bytes.dtype == np.int64                                                  # whole bytes
     assert s.regs.tolist() == [536, 40]
     predicted = replace(spilling, spill=8, spill_traffic=8 * 512 * 32)
     assert s.time_s == pytest.approx([predicted.time(), ROWS[0].time()], rel=1e-9)
     est = s.estimate(0, "why")
-    assert (est.launch, est.hbm_bytes, est.regs, est.spill_bytes, est.reason) == (
+    assert (est.launch, est.issued_bytes, est.regs, est.spill_bytes, est.reason) == (
         spilling.launch, SOFTMAX_1024_HBM, 536.0, 8.0, "why")
 
 
 def test_best_is_the_fastest_allowed_config_or_none():
     launches = [KernelLaunch("pointwise", x, 1, 1) for x in (1, 2, 4, 8)]
-    s = ConfigScores(launches, np.zeros(4), np.zeros(4), np.zeros(4, np.int64), np.array([3.0, 1.0, 2.0, 1.0]))
+    s = ConfigScores(launches, np.zeros(4), np.zeros(4), np.zeros(4, np.int64), np.zeros(4, np.int64),
+                     np.array([3.0, 1.0, 2.0, 1.0]))
     assert s.best() == 1                                    # ties go to the earliest
     assert s.best(np.array([True, False, True, False])) == 2
     assert s.best(np.array([False, False, False, True])) == 3

@@ -63,8 +63,8 @@ def test_oracle_takes_the_least_hbm_mode_and_its_first_spill_free_config_by_ptxa
         again = CompileOracle(pool=pool)
         assert again.best_config(softmax) == est
     assert est.launch == _by_regs(softmax, "persistent")[0]    # a 1024-wide f32 row spills at no config
-    assert est.hbm_bytes == softmax.hbm_bytes("persistent") < softmax.hbm_bytes("looped")
-    assert est.time_s == pytest.approx(est.hbm_bytes / target.hbm_bytes_per_s + target.launch_overhead_s)
+    assert est.issued_bytes == softmax.issued_bytes("persistent") < softmax.issued_bytes("looped")
+    assert est.time_s == pytest.approx(est.issued_bytes / target.hbm_bytes_per_s + target.launch_overhead_s)
     assert est.spill_bytes == 0 and est.regs > 0
     c = oracle.counts
     assert (c.decisions, c.compiles, c.cached, c.refused, c.unlowered) == (1, 2, 0, 0, 0)   # one per worker
@@ -78,7 +78,7 @@ def test_oracle_moves_on_only_once_every_config_of_a_mode_spills(softmax):
     est = CompileOracle(pool=pool).best_config(softmax)
     persistent = _by_regs(softmax, "persistent")
     assert est.launch == _by_regs(softmax, "looped")[0]
-    assert est.hbm_bytes == softmax.hbm_bytes("looped")
+    assert est.issued_bytes == softmax.issued_bytes("looped")
     assert pool.modes[:len(persistent)] == ["persistent"] * len(persistent)
     assert set(pool.modes[len(persistent):]) == {"looped"}
 

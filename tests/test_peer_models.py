@@ -222,7 +222,7 @@ def test_inductor_refuses_a_group_of_more_than_64_members():
         merged = k.shape(*range(size))
         v = m.merge_verdict(a, b, m.best_config(merged), merged)
         assert v.merge is ok, v.reason
-        assert v.priority == a.hbm_bytes + b.hbm_bytes - m.best_config(merged).hbm_bytes > 0
+        assert v.priority == a.issued_bytes + b.issued_bytes - m.best_config(merged).issued_bytes > 0
     assert "max_fusion_size 64" in v.reason
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from costfuse.launch import heuristic_launch
+from costfuse.targets import DEFAULT_TARGET
 from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy, MergeVerdict
 
 
@@ -29,6 +30,7 @@ class Always(EdgePolicy, GroupPolicy):
 
 
 def heuristic_estimate(shape, reason: str) -> GroupEstimate:
-    """A kernel at :func:`costfuse.launch.heuristic_launch`, with its HBM bytes."""
+    """A kernel at :func:`costfuse.launch.heuristic_launch`, with its issued and (sm_90) DRAM bytes."""
     launch = heuristic_launch(shape)
-    return GroupEstimate(launch, float("nan"), shape.hbm_bytes(launch.mode), reason=reason)
+    return GroupEstimate(launch, float("nan"), shape.issued_bytes(launch.mode), reason=reason,
+                         dram_bytes=shape.dram_bytes_at(launch, DEFAULT_TARGET))

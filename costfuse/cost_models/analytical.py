@@ -216,7 +216,4 @@ class Analytical(EdgePolicy, GroupPolicy):
         from costfuse.launch import config_space
 
         scores = score_configs(shape, config_space(shape), self._target)
-        i = scores.best()
-        return GroupEstimate(scores.configs[i], float(scores.time_s[i]), int(scores.hbm_bytes[i]),
-                             float(scores.regs[i]), float(scores.spill_bytes[i]),
-                             f"fastest of {len(scores.configs)} configs by the analytical time")
+        return scores.estimate(scores.best(), f"fastest of {len(scores.configs)} configs by the analytical time")

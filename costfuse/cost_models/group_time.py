@@ -3,11 +3,16 @@
 For a :class:`costfuse.kernel.KernelShape` and its configs
 (:func:`costfuse.launch.config_space`), each config costs::
 
-    t = max(HBM bytes / (bandwidth x parallelism), flops / (peak x parallelism))
-        + launch overhead + spill traffic / bandwidth
+    t = max(DRAM bytes / (HBM bandwidth x parallelism), issued bytes / (L2 bandwidth x parallelism),
+            flops / (peak x parallelism))
+        + launch overhead + spill traffic / HBM bandwidth
 
-* HBM bytes: :meth:`KernelShape.hbm_bytes` of the config's mode (a looped
-  kernel re-reads its inputs once per pass).
+* issued bytes: :meth:`KernelShape.issued_bytes` of the config's mode (a
+  looped kernel re-reads its inputs once per pass); every byte passes L2.
+* DRAM bytes: :meth:`KernelShape.dram_bytes`, the L2 model of
+  :mod:`costfuse.estimates` at the config (a looped kernel's re-reads hit L2
+  when the rows its resident programs hold fit; broadcast weights are read
+  once).  Both are estimates until a GPU's counters check them.
 * registers per thread (:func:`costfuse.estimates.row_registers`):
   ``BASE_REGS`` plus, for every value a thread holds at the worst point, one
   register per element it owns (``xblock * rblock / (32 * num_warps)``), two
@@ -37,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from costfuse.estimates import elem_bits, memory_bytes, row_registers, spill_bytes, spill_traffic
+from costfuse.estimates import elem_bits, l2_holds, memory_bytes, row_registers, spill_bytes, spill_traffic
 from costfuse.kernel import KernelShape
 from costfuse.launch import KernelLaunch, numel
 from costfuse.policy import GroupEstimate
@@ -58,7 +63,8 @@ class ConfigScores:
     configs: list[KernelLaunch]
     regs: np.ndarray
     spill_bytes: np.ndarray       # per thread, stored + loaded
-    hbm_bytes: np.ndarray
+    issued_bytes: np.ndarray
+    dram_bytes: np.ndarray
     time_s: np.ndarray
 
     def best(self, allowed: np.ndarray | None = None) -> int | None:
@@ -69,8 +75,8 @@ class ConfigScores:
 
     def estimate(self, i: int, reason: str):
         """Config ``i`` and its estimates as a ``GroupEstimate`` (what a model's ``best_config`` returns)."""
-        return GroupEstimate(self.configs[i], float(self.time_s[i]), int(self.hbm_bytes[i]),
-                             float(self.regs[i]), float(self.spill_bytes[i]), reason)
+        return GroupEstimate(self.configs[i], float(self.time_s[i]), int(self.issued_bytes[i]),
+                             float(self.regs[i]), float(self.spill_bytes[i]), reason, int(self.dram_bytes[i]))
 
 
 def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Target,
@@ -88,8 +94,8 @@ def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Targe
     spill = spill_bytes(regs, cap) if predicted_spill is None else np.asarray(predicted_spill, dtype=float)
     used = np.minimum(regs, cap)
 
-    hbm = np.array([shape.hbm_bytes(m) for m in ("pointwise", "persistent", "looped")], dtype=float)
-    hbm_c = np.where(mode == "looped", hbm[2], np.where(mode == "pointwise", hbm[0], hbm[1]))
+    issued = np.array([shape.issued_bytes(m) for m in ("pointwise", "persistent", "looped")], dtype=float)
+    issued_c = np.where(mode == "looped", issued[2], np.where(mode == "pointwise", issued[0], issued[1]))
     flops = {m: shape.flops(m) for m in ("persistent", "looped")}
     flops_c = np.where(mode == "looped", flops["looped"], flops["persistent"])
 
@@ -102,13 +108,18 @@ def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Targe
     run = np.where(mode == "pointwise", x, r) * _elem_bytes(shape)
     util = util * np.minimum(1.0, run / COALESCED_BYTES)
 
+    looped = mode == "looped"
+    holds = l2_holds(shape.reread_row_bytes, x, programs, w, target) if looped.any() else np.ones(len(x), bool)
+    dram_c = np.where(looped & ~holds, float(shape.dram_bytes("looped", False)), float(shape.dram_bytes("persistent")))
+
     chunks = np.where(mode == "looped", np.ceil(shape.n / r) * shape.n_passes, 1.0)
     threads = programs * 32.0 * w
     traffic = spill_traffic(spill, threads, chunks)
     peak = target.fp32_flops_per_s / (2.0 if words == 2 else 1.0)
-    time = (np.maximum(hbm_c / (target.hbm_bytes_per_s * util), flops_c / (peak * util))
+    memory = np.maximum(dram_c / target.hbm_bytes_per_s, issued_c / target.l2_bytes_per_s)
+    time = (np.maximum(memory / util, flops_c / (peak * util))
             + target.launch_overhead_s + waves * WAVE_S + traffic / target.hbm_bytes_per_s)
-    return ConfigScores(list(configs), regs, spill, hbm_c.astype(np.int64), time)
+    return ConfigScores(list(configs), regs, spill, issued_c.astype(np.int64), dram_c.astype(np.int64), time)
 
 
 def _elem_bytes(shape: KernelShape) -> float:

@@ -183,7 +183,7 @@ class Inductor(EdgePolicy, GroupPolicy):
         lo, hi = ADD_PERSISTENT_RBLOCK_RANGE
         if (lo < shape.n <= hi and loads_and_red <= 8
                 and len(shape.inputs) + len(shape.outputs) <= ADD_PERSISTENT_MAX_MEM_OPS
-                and shape.hbm_bytes("looped") >= ADD_PERSISTENT_MIN_SAVING * shape.hbm_bytes("persistent")):
+                and shape.issued_bytes("looped") >= ADD_PERSISTENT_MIN_SAVING * shape.issued_bytes("persistent")):
             out.append(reduction_config(pm, pn, max(4096 // pn, 1), min(pn, hi), register_intensive=heavy))
         out.append(reduction_config(pm, pn, 2 if pn <= 2048 else 1, min(pn, max_r), register_intensive=heavy))
         return out
@@ -229,7 +229,7 @@ class Inductor(EdgePolicy, GroupPolicy):
     def merge_verdict(self, a, b, ab, merged) -> MergeVerdict:
         """I6: merge every legal pair up to ``max_fusion_size`` members; priority = bytes saved."""
         size = len(merged.members)
-        saved = float(a.hbm_bytes + b.hbm_bytes - ab.hbm_bytes)
+        saved = float(a.issued_bytes + b.issued_bytes - ab.issued_bytes)
         if size > MAX_FUSION_SIZE:
             return MergeVerdict(False, saved, f"inductor: {size} members > max_fusion_size {MAX_FUSION_SIZE}")
         return MergeVerdict(True, saved, f"inductor fuses every legal pair: {size} members <= {MAX_FUSION_SIZE}, "
@@ -239,7 +239,7 @@ class Inductor(EdgePolicy, GroupPolicy):
         """I7: recompute a multi-use producer in each user unless it reads > 4 buffers or has > 30 ops;
         priority = bytes saved, as for merges."""
         store, why = realize_on_reuse(producer_op)
-        saved = float(a.hbm_bytes + b.hbm_bytes - (0 if a_after is None else a_after.hbm_bytes) - b_after.hbm_bytes)
+        saved = float(a.issued_bytes + b.issued_bytes - (0 if a_after is None else a_after.issued_bytes) - b_after.issued_bytes)
         if store:
             return MergeVerdict(False, saved, f"inductor realizes the producer: {why}")
         return MergeVerdict(True, max(saved, 0.0), f"inductor inlines the producer: {why}")

@@ -66,7 +66,7 @@ def xla_time(shape, mode: str, target: Target) -> float:
     """X5 without launch: ``compute + memory - 0.95 min(compute, memory)``, our bytes and flops."""
     peak = target.fp32_flops_per_s / (2.0 if shape.words == 2 else 1.0)
     compute = shape.flops(mode) / peak
-    memory = shape.hbm_bytes(mode) / target.hbm_bytes_per_s
+    memory = shape.issued_bytes(mode) / target.hbm_bytes_per_s
     return compute + memory - MEMORY_COMPUTE_PARALLELISM * min(compute, memory)
 
 

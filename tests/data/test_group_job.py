@@ -151,8 +151,8 @@ def test_candidate_hbm_bytes_are_the_kernel_shapes(candidates):
     for cands in candidates.values():
         module, shape = _shape(cands[0].row["ir"])
         for c in cands:
-            assert c.row["hbm_bytes"] == shape.hbm_bytes(c.row["mode"]), c.row["config_source"]
-            assert c.row["mode"] != "looped" or c.row["hbm_bytes"] > shape.hbm_bytes("persistent")
+            assert c.row["hbm_bytes"] == shape.issued_bytes(c.row["mode"]), c.row["config_source"]
+            assert c.row["mode"] != "looped" or c.row["hbm_bytes"] > shape.issued_bytes("persistent")
 
 
 def test_a_launch_the_lowering_refuses_is_an_unsupported_v2_row(monkeypatch):

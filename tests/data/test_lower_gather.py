@@ -132,7 +132,7 @@ def test_a_gathered_only_argument_costs_the_gathered_elements(kdir):
     expected = M * 4 + M * 8 + M * 4          # M gathered logits, the labels, the output
     for launch in (KernelLaunch("pointwise", 8, 1, 1), KernelLaunch("persistent", 2, 1, 1),
                    KernelLaunch("looped", 4, 1, 2)):
-        assert shape.hbm_bytes(launch.mode) == lower_kernel(func, launch).hbm_bytes == expected
+        assert shape.issued_bytes(launch.mode) == lower_kernel(func, launch).hbm_bytes == expected
     verify_kernel(func, KernelLaunch("pointwise", 4, 1, 1), kernel_dir=kdir)
 
 
@@ -142,8 +142,8 @@ def test_a_gathered_argument_read_by_another_member_counts_that_read_only():
     shape = analyze_kernel(kernel_members(func))
     x = shape.inputs[0]
     assert (x.readers, x.gathers) == ((0, 1), ((3, 1),))
-    assert shape.hbm_bytes("persistent") == M * N * 4 + M * 8 + M * 4
-    assert shape.hbm_bytes("looped") == 2 * M * N * 4 + M * 8 + M * 4   # max and sum passes; the gather is free
+    assert shape.issued_bytes("persistent") == M * N * 4 + M * 8 + M * 4
+    assert shape.issued_bytes("looped") == 2 * M * N * 4 + M * 8 + M * 4   # max and sum passes; the gather is free
     source = lower_kernel(func, KernelLaunch("looped", 2, 32, 2)).source
     assert source.count("tl.load(in_ptr0 + tl.where(") == 1      # the gather reuses x's pointer
 
@@ -171,4 +171,4 @@ def test_a_full_member_gather_counts_once_per_pass_that_computes_it(kdir):
     gathered = M * N * 4
     for launch, passes in ((KernelLaunch("persistent", 2, 128, 2), 1), (KernelLaunch("looped", 2, 32, 2), 2)):
         kernel = verify_kernel(func, launch, kernel_dir=kdir)
-        assert kernel.hbm_bytes == shape.hbm_bytes(launch.mode) == passes * (idx + gathered) + out
+        assert kernel.hbm_bytes == shape.issued_bytes(launch.mode) == passes * (idx + gathered) + out

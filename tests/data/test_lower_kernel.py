@@ -85,7 +85,7 @@ def test_kernel_matches_iree(name, spec, kdir):
     launch = launch_for(text, spec)
     kernel = verify_kernel(kernel_function(text), launch, kernel_dir=kdir)
     assert (kernel.mode, kernel.config) == (launch.mode, launch.as_config())
-    assert kernel.hbm_bytes == shape_of(text).hbm_bytes(launch.mode)
+    assert kernel.hbm_bytes == shape_of(text).issued_bytes(launch.mode)
 
 
 @st.composite
@@ -106,7 +106,7 @@ def _softmax_or_norm(draw):
 def test_random_sizes_and_configs(case, kdir):
     text, launch = case
     kernel = verify_kernel(kernel_function(text), launch, kernel_dir=kdir)
-    assert kernel.hbm_bytes == shape_of(text).hbm_bytes(launch.mode)
+    assert kernel.hbm_bytes == shape_of(text).issued_bytes(launch.mode)
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
@@ -116,7 +116,7 @@ def test_hbm_bytes_over_the_config_space(name):
     shape = shape_of(text)
     space = config_space(shape)
     for launch in space[:: max(1, len(space) // 40)]:
-        assert lower_kernel(kernel_function(text), launch).hbm_bytes == shape.hbm_bytes(launch.mode), launch
+        assert lower_kernel(kernel_function(text), launch).hbm_bytes == shape.issued_bytes(launch.mode), launch
 
 
 def test_looped_softmax_reads_x_three_times_persistent_once():
@@ -189,7 +189,7 @@ def test_keepdim_pointwise_members_run_per_row(kdir):
     assert {m.role for m in shape_of(text).members} == {"rowwise"}
     for launch in (KernelLaunch("persistent", 4, 1, 1), KernelLaunch("looped", 2, 1, 2)):
         kernel = verify_kernel(kernel_function(text), launch, kernel_dir=kdir)
-        assert kernel.hbm_bytes == shape_of(text).hbm_bytes(launch.mode) == 4 * 5 * 4
+        assert kernel.hbm_bytes == shape_of(text).issued_bytes(launch.mode) == 4 * 5 * 4
 
 
 def test_not_a_row_kernel_is_lowered_by_v1(kdir):
@@ -249,7 +249,7 @@ def test_costfuse_data_compile_lowers_kernel_functions(tmp_path, monkeypatch, ca
     for r, text in zip(rows, (looped, norm, pointwise)):
         assert r["status"] == "ok" and r["arch"] == "sm_90" and 8 <= r["regs"] <= 255, r
         func = kernel_function(text)
-        assert r["hbm_bytes"] == shape_of(text).hbm_bytes(r["mode"]) == lower_kernel(func).hbm_bytes
+        assert r["hbm_bytes"] == shape_of(text).issued_bytes(r["mode"]) == lower_kernel(func).hbm_bytes
     assert rows[0]["hbm_bytes"] == 4 * 6 * 100 * 4  # x read by three passes, y written
     assert main(["compile", str(path), "--config", "4,32,2"]) == 1  # kernel functions carry their own launch
     assert "whose costfuse.launch is their config" in capsys.readouterr().err
@@ -274,4 +274,4 @@ def test_outlined_examples_lower_and_match_iree(example, kdir):
         assert kernel.config == kernel_launch(func).as_config()  # the pass's launch, never re-chosen
         if kernel.mode != "pointwise":
             looped = verify_kernel(func, KernelLaunch("looped", 2, 16, 2), kernel_dir=kdir)
-            assert looped.hbm_bytes == analyze_kernel(kernel_members(func)).hbm_bytes("looped")
+            assert looped.hbm_bytes == analyze_kernel(kernel_members(func)).issued_bytes("looped")

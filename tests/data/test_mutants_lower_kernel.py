@@ -236,7 +236,7 @@ def test_a_kernel_function_without_results_lowers_to_a_kernel_that_stores_nothin
             + "".join(EXP_OF_X) + "  return\n}\n")
     kernel = lower_kernel(kernel_function(text), KernelLaunch("pointwise", 64, 1, 1))
     assert kernel.outputs == () and "tl.store" not in kernel.source
-    assert kernel.hbm_bytes == shape_of(text).hbm_bytes("pointwise") == M * N * 4
+    assert kernel.hbm_bytes == shape_of(text).issued_bytes("pointwise") == M * N * 4
 
 
 # y = x + h, h a fill of 0.5 the kernel function holds (not an argument).
@@ -271,7 +271,7 @@ def test_a_rowwise_member_reuses_a_passs_per_row_load():
                       ["%r = arith.subf %a0, %a1 : f32", "yield %r"])])
     kernel = lower_kernel(kernel_function(text), LOOPED)
     assert kernel.source.count("tl.load(in_ptr1") == 1
-    assert kernel.hbm_bytes == shape_of(text).hbm_bytes("looped") == (M * N + M + M) * 4
+    assert kernel.hbm_bytes == shape_of(text).issued_bytes("looped") == (M * N + M + M) * 4
 
 
 def test_only_the_first_pass_reading_an_argument_takes_the_rowwise_members_load():
@@ -287,7 +287,7 @@ def test_only_the_first_pass_reading_an_argument_takes_the_rowwise_members_load(
                        "%r = arith.addf %q, %o0 : f32", "yield %r"])])
     kernel = lower_kernel(kernel_function(text), LOOPED)
     assert kernel.source.count("tl.load(in_ptr1") == 2
-    assert kernel.hbm_bytes == shape_of(text).hbm_bytes("looped") == (2 * M * N + 2 * M + 2 * M) * 4
+    assert kernel.hbm_bytes == shape_of(text).issued_bytes("looped") == (2 * M * N + 2 * M + 2 * M) * 4
 
 
 def test_a_fill_read_by_a_looped_reduction_is_made_before_the_row_loop():
