@@ -76,3 +76,14 @@ def test_compile_is_a_subcommand_of_costfuse_data():
     assert (args.command, args.jobs, args.arch) == ("compile", 3, "sm_90")
     with pytest.raises(SystemExit):
         p.parse_args([])
+
+
+def test_docs_state_the_exit_status_the_command_gives(tmp_path, capsys):
+    """docs/lowering.md once said 2 for unreadable input, while the command exits 1 (issue #27, bug 14)."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "lowering.md").read_text()
+    stated = re.search(r"exit status is (\d+)\s+(?:only\s+)?for input that can't be read", doc)
+    assert stated, "docs/lowering.md no longer states the exit status of `costfuse-data compile`"
+    assert main(["compile", str(tmp_path / "missing.mlir")]) == int(stated.group(1))
