@@ -21,27 +21,42 @@ from __future__ import annotations
 import json
 import sys
 
-from costfuse.cli_common import EXIT_OK, int_at_least
+from costfuse.cli_common import EXIT_OK, float_at_least, int_at_least, known_arch
 
 
 def add_compile(sub) -> None:
-    from costfuse.data.compile import DEFAULT_MEM_LIMIT_GB, DEFAULT_TIMEOUT_S
-
     p = sub.add_parser("compile", help="lower and compile every generic of a module; print registers and spills",
                        description="Lower every linalg.generic of IN.mlir to a Triton kernel and compile it for "
                                    "--arch on the CPU (triton.compile + Triton's own ptxas -v log).")
     p.add_argument("input", metavar="IN.mlir", help="MLIR module ('-' for stdin)")
-    p.add_argument("--arch", default="sm_90", help="GPU arch: sm_80, sm_90 (default), sm_100")
+    add_arch_option(p)
     p.add_argument("--jobs", "-j", type=int_at_least(1), default=1, help="parallel compile workers (default 1)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
-                   help=f"seconds per kernel before status=timeout (default {DEFAULT_TIMEOUT_S:g})")
-    p.add_argument("--mem-limit-gb", type=float, default=DEFAULT_MEM_LIMIT_GB,
-                   help=f"address-space cap per compile worker, GiB (default {DEFAULT_MEM_LIMIT_GB:g}; 0 = none)")
+    add_compile_limits(p)
     p.add_argument("--config", metavar="XBLOCK,RBLOCK,WARPS",
                    help="explicit launch config for every kernel instead of the heuristic")
     p.add_argument("--no-cache", action="store_true", help="ignore and do not write the result cache")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per generic")
     p.set_defaults(func=run_compile)
+
+
+def add_arch_option(p) -> None:
+    """``--arch``: checked against :mod:`costfuse.targets` when parsed, as ``costfuse-opt``'s is, so an arch
+    that cannot be targeted is one usage line (exit 1), not LLVM errors recorded as every kernel's label."""
+    from costfuse.targets import TARGETS
+
+    p.add_argument("--arch", type=known_arch, default="sm_90",
+                   help=f"GPU arch to compile for: {', '.join(TARGETS)} (default sm_90)")
+
+
+def add_compile_limits(p) -> None:
+    """``--timeout`` and ``--mem-limit-gb``, the per-kernel compile limits (``compile`` and the dataset jobs),
+    checked when parsed: a limit of -1 s would time out every kernel."""
+    from costfuse.data.compile import DEFAULT_MEM_LIMIT_GB, DEFAULT_TIMEOUT_S
+
+    p.add_argument("--timeout", type=float_at_least(0, strict=True), default=DEFAULT_TIMEOUT_S,
+                   help=f"seconds per kernel before status=timeout, > 0 (default {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--mem-limit-gb", type=float_at_least(0), default=DEFAULT_MEM_LIMIT_GB,
+                   help=f"address-space cap per compile worker, GiB (default {DEFAULT_MEM_LIMIT_GB:g}; 0 = none)")
 
 
 def _parse_config(text: str):
@@ -82,7 +97,8 @@ def run_compile(args) -> int:
     from costfuse.ir import load_module
     from costfuse.data.compile import CompilePool, CompileTask, parse_arch
 
-    # A bad arch/config, unreadable IR or a config that does not fit raise ValueError/IRError: exit 1.
+    # A bad config, unreadable IR or a config that does not fit raise ValueError/IRError: exit 1 (the arch
+    # and the limits were checked when parsed).
     arch = parse_arch(args.arch)
     config = _parse_config(args.config) if args.config else None
     module = load_module(args.input)

@@ -70,6 +70,41 @@ def test_bad_input_exits_1(tmp_path, capsys):
     assert len(err) == 2 and all(line.startswith("costfuse-data compile: error: ") for line in err)
 
 
+@pytest.mark.parametrize("argv, message", [
+    # issue #27, bug 6: sm_42 printed LLVM errors, exit 0, with "memory cap exceeded" as every kernel's label
+    (["--arch", "sm_42"], "argument --arch: unknown arch 'sm_42'; known: sm_80, sm_90, sm_100"),
+    (["--arch", "volta"], "argument --arch: unknown arch 'volta'"),
+    # issue #27, bug 7: -1 s gave exit 0 and "exceeded -1 s" on every row
+    (["--timeout", "-1"], "argument --timeout: must be a finite number > 0, got -1"),
+    (["--timeout", "0"], "argument --timeout: must be a finite number > 0, got 0"),
+    (["--timeout", "nan"], "argument --timeout: must be a finite number > 0, got nan"),
+    (["--timeout", "soon"], "argument --timeout: expected a number, got 'soon'"),
+    (["--mem-limit-gb", "-2"], "argument --mem-limit-gb: must be a finite number >= 0, got -2"),
+    (["--mem-limit-gb", "inf"], "argument --mem-limit-gb: must be a finite number >= 0, got inf"),
+    (["--jobs", "0"], "argument --jobs/-j: must be >= 1, got 0"),
+    (["--config", "3,32,2"], "LaunchConfig.XBLOCK must be a positive power of two, got 3"),
+])
+def test_options_it_cannot_honour_are_one_usage_line(module_file, capsys, argv, message):
+    """Refused while parsing, before any worker starts: exit 1 and one line, as costfuse-opt refuses them."""
+    assert main(["compile", str(module_file), *argv]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("command", [["generate", "--out", "x"], ["generate-groups", "--out", "x"]])
+@pytest.mark.parametrize("argv", [["--arch", "sm_42"], ["--timeout", "-1"], ["--mem-limit-gb", "-1"]])
+def test_the_dataset_jobs_share_the_compile_checks(command, argv, capsys):
+    assert main([*command, *argv]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_arch_spellings_that_name_a_known_target_are_accepted():
+    p = parser()
+    assert [p.parse_args(["compile", "x.mlir", "--arch", a]).arch for a in ("90", "sm_90a", "SM_100")] == [
+        "sm_90", "sm_90", "sm_100"]
+    assert p.parse_args(["compile", "x.mlir", "--mem-limit-gb", "0", "--timeout", "0.5"]).timeout == 0.5
+
+
 def test_compile_is_a_subcommand_of_costfuse_data():
     p = parser()
     args = p.parse_args(["compile", "x.mlir", "-j", "3"])
