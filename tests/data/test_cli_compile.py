@@ -8,6 +8,7 @@ import pytest
 from lowering_cases import elementwise, row_reduction
 
 from costfuse.data.cli import main, parser
+from costfuse.data.cli_compile import ROW_FIELDS
 
 TWO_KERNELS_AND_ONE_UNSUPPORTED = (
     elementwise((64, 32), "f32", ["%e = math.exp %a0 : f32", "yield %e"])
@@ -27,7 +28,9 @@ def module_file(tmp_path, monkeypatch):
 def test_compile_json(module_file, capsys):
     assert main(["compile", str(module_file), "--arch", "sm_90", "--jobs", "2", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [r["generic"] for r in rows] == [0, 1, 2]
+    assert [(r["unit"], r["index"]) for r in rows] == [("generic", 0), ("generic", 1), ("generic", 2)]
+    assert all(list(r) == list(ROW_FIELDS) for r in rows), "one schema: the same keys on every row"
+    assert (rows[2]["config"], rows[2]["regs"], rows[2]["kernel"], rows[2]["arch"]) == (None, None, None, "sm_90")
     ok = [r for r in rows if r["status"] == "ok"]
     assert len(ok) == 2 and all(r["regs"] > 0 and r["spill_store_bytes"] == 0 for r in ok)
     assert all(r["arch"] == "sm_90" and r["kernel_id"] and r["ptxas_version"] for r in ok)
@@ -103,6 +106,25 @@ def test_arch_spellings_that_name_a_known_target_are_accepted():
     assert [p.parse_args(["compile", "x.mlir", "--arch", a]).arch for a in ("90", "sm_90a", "SM_100")] == [
         "sm_90", "sm_90", "sm_100"]
     assert p.parse_args(["compile", "x.mlir", "--mem-limit-gb", "0", "--timeout", "0.5"]).timeout == 0.5
+
+
+def test_json_schema_has_one_key_per_label_and_is_documented(capsys):
+    """Issue #27, bug 8: rows once keyed kernel functions by `index` and generics by `generic`, documented nowhere."""
+    from pathlib import Path
+
+    from costfuse.data.compile import CompileResult
+
+    labels = set(CompileResult.__dataclass_fields__) - {"ptxas_log", "cubin"}
+    assert labels <= set(ROW_FIELDS), f"compile labels missing from the --json schema: {labels - set(ROW_FIELDS)}"
+    assert main(["compile", "--help"]) == 0
+    help_text = capsys.readouterr().out
+    doc = (Path(__file__).parents[2] / "docs" / "lowering.md").read_text()
+    for name in ROW_FIELDS:
+        assert f"  {name} " in help_text, f"--help does not list {name}"
+        assert f"| `{name}` |" in doc, f"docs/lowering.md does not list {name}"
+    # --help says what an outlined module is and what a row of it is
+    assert "costfuse-opt --fusion groups" in help_text and "costfuse.kernel" in help_text
+    assert "one row per kernel function" in help_text and "one row per linalg.generic" in help_text
 
 
 def test_compile_is_a_subcommand_of_costfuse_data():
