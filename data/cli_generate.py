@@ -72,7 +72,9 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
 def add_stats(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("stats", help="counts, spill rates and register/spill histograms of a dataset")
     p.add_argument("dir", help="dataset directory")
-    p.add_argument("--plots", default=None, help="where to write PNG histograms (default DIR/plots)")
+    p.add_argument("--plots", metavar="PLOTS_DIR", default=None,
+                   help="where to write the PNG plots (default: DIR_plots beside DIR, never inside it, so that "
+                        "DIR holds only the dataset)")
     p.set_defaults(func=_stats)
 
 
