@@ -292,9 +292,9 @@ def group_plots(df: pd.DataFrame, tables: dict[str, pd.DataFrame], out_dir: str 
 def default_plots_dir(directory: str | Path) -> Path:
     """Where a dataset's plots go unless told otherwise: ``DIR_plots`` beside ``DIR``, never inside it.
 
-    A dataset folder should hold its shards (and its notes), so that ``pd.read_parquet(DIR)`` and
-    other readers that take every file under it as Parquet can read it; PNGs under ``DIR/plots``
-    made them fail.  ``stats`` and the card (``data/card.py``) both draw here.
+    What is drawn from a dataset does not belong among its shards: PNGs under ``DIR/plots`` made
+    ``pd.read_parquet(DIR)``, which takes every file under ``DIR`` for Parquet, fail on a dataset
+    the job had just written.  ``stats`` and the card (``data/card.py``) both draw here.
     """
     directory = Path(directory).resolve() if Path(directory).name in ("", ".", "..") else Path(directory)
     return directory.with_name(f"{directory.name}_plots")
