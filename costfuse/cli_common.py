@@ -14,6 +14,7 @@ Kept here, not in each CLI, so the four cannot drift apart again.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import traceback
@@ -79,6 +80,38 @@ def int_at_least(low: int) -> Callable[[str], int]:
 
     parse.__name__ = f"int >= {low}"
     return parse
+
+
+def float_at_least(low: float, *, strict: bool = False) -> Callable[[str], float]:
+    """An argparse ``type``: a finite number ``>= low`` (``> low`` when ``strict``).
+
+    So ``--timeout -1`` is a usage error, not a run whose every kernel
+    "exceeded -1 s", and ``nan``/``inf`` never reach a deadline or a memory cap.
+    """
+    sign = ">" if strict else ">="
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value) or value < low or (strict and value == low):
+            raise argparse.ArgumentTypeError(f"must be a finite number {sign} {low:g}, got {text}")
+        return value
+
+    parse.__name__ = f"number {sign} {low:g}"
+    return parse
+
+
+def known_arch(text: str) -> str:
+    """An argparse ``type``: a GPU arch that :mod:`costfuse.targets` knows (its :func:`get_target` is the one
+    check), normalised to ``sm_NN``; anything else is a usage error naming the known ones."""
+    from costfuse.targets import get_target
+
+    try:
+        return get_target(text).arch
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def write_output(path: str, text: str) -> None:

@@ -28,7 +28,9 @@ into ``squeeze.dims`` in every ``nn.TransformerEncoderLayer`` variant (torch
 Training graphs (``--make-fx``): a forward that calls ``torch.autograd.grad``
 or ``torch.func.vjp`` cannot go through ``torch.export``, so
 :func:`trace_with_make_fx` traces it with ``make_fx`` first and the resulting
-``GraphModule`` is exported as above (docs/design.md §5).  Integer inputs, such as
+``GraphModule`` is exported as above (docs/design.md §5).  Without ``--make-fx``,
+such a forward is refused in one line that says to use it (:func:`_autograd_calls`
+sees the call; torch's own message blames torch).  Integer inputs, such as
 cross-entropy labels, are ``--shape 2048:i64``.
 """
 
@@ -244,18 +246,61 @@ def scatter_into_fill_as_where(gm) -> int:
     return count
 
 
+AUTOGRAD_CALLS = (("autograd", "grad"), ("func", "vjp"))
+"""What ``--make-fx`` is for: ``torch.<module>.<function>`` calls that ``torch.export`` cannot trace."""
+
+
+@contextmanager
+def _autograd_calls():
+    """Yield a list that collects the :data:`AUTOGRAD_CALLS` (as ``torch.autograd.grad``) made inside the block.
+
+    ``torch.export`` of a forward that calls ``torch.autograd.grad`` fails with
+    a message that blames torch ("We found a fake tensor in the exported
+    program constant's list ... Please file an issue"), not the missing
+    ``--make-fx``; seeing the call is how we can say what to do instead.
+    The functions are wrapped for the block only and still run.
+    """
+    import functools
+
+    import torch
+
+    seen: list[str] = []
+    saved = []
+    for owner_name, attr in AUTOGRAD_CALLS:
+        owner = getattr(torch, owner_name)
+        original = getattr(owner, attr)
+
+        def spy(*args, _original=original, _name=f"torch.{owner_name}.{attr}", **kwargs):
+            seen.append(_name)
+            return _original(*args, **kwargs)
+
+        saved.append((owner, attr, original))
+        setattr(owner, attr, functools.wraps(original)(spy))
+    try:
+        yield seen
+    finally:
+        for owner, attr, original in saved:
+            setattr(owner, attr, original)
+
+
 def export_program(module, example_inputs: tuple, make_fx: bool = False):
     """``torch.export`` of ``module`` in eval mode (traced by :func:`trace_with_make_fx` first if
-    ``make_fx``), legalized for the Linalg backend."""
+    ``make_fx``), legalized for the Linalg backend.  A forward that calls ``torch.autograd.grad`` or
+    ``torch.func.vjp`` without ``make_fx`` is refused with the advice to use it."""
     import torch
 
     module.eval()
     name = type(module).__name__
     traced = trace_with_make_fx(module, example_inputs) if make_fx else module
-    try:
-        program = torch.export.export(traced, tuple(example_inputs))
-    except Exception as err:  # torch.export raises many types; all mean "not exportable"
-        raise TorchImportError(f"torch.export failed for {name}: {type(err).__name__}: {_first_line(err)}") from err
+    with _autograd_calls() as called:
+        try:
+            program = torch.export.export(traced, tuple(example_inputs))
+        except Exception as err:  # torch.export raises many types; all mean "not exportable"
+            if called and not make_fx:
+                raise TorchImportError(f"torch.export failed for {name}: its forward calls {called[0]}, which "
+                                       "torch.export cannot trace; rerun with --make-fx") from err
+            raise TorchImportError(
+                f"torch.export failed for {name}: {type(err).__name__}: {_first_line(err)}") from err
     legalize_exported_program(program)
     return program
 

@@ -32,7 +32,8 @@ import pandas as pd
 
 from costfuse.data import families
 from costfuse.data.dedupe import program_hashes
-from costfuse.data.stats import NOT_DRAWN, group_plots, histograms, program_dtypes, summarize, summarize_groups
+from costfuse.data.stats import (NOT_DRAWN, default_plots_dir, group_plots, histograms, program_dtypes, summarize,
+                                 summarize_groups)
 from costfuse.data.store import SCHEMA_VERSION, SchemaError, read_dataset, shard_version, shards
 
 PROG = "python -m costfuse.data.card"
@@ -115,6 +116,11 @@ def _changes(directory: Path) -> str:
             if changes_md.exists() else "")
 
 
+def _linked(directory: Path, path: Path) -> Path:
+    """``path`` as the card links it: relative to the folder that holds the dataset (and ``DATASET.md``)."""
+    return path.resolve().relative_to(directory.resolve().parent)
+
+
 def _doc_body(module) -> str:
     """A module's docstring without its summary line: what the card quotes about how rows were made."""
     return module.__doc__.split("\n\n", 1)[1].strip()
@@ -137,7 +143,7 @@ def card(directory: str | Path) -> str:
 def card_v1(directory: Path) -> str:
     df = read_dataset(directory)
     tables = summarize(df)
-    plots = histograms(df, directory / "plots")
+    plots = histograms(df, default_plots_dir(directory))
     family_doc = families.__doc__.split("Families and their parameters")[1].split("\n\n", 1)[1]
     try:
         contents = f"{len(set(program_hashes(df)))} program contents among {df.program_id.nunique()} programs"
@@ -170,7 +176,7 @@ Spill rate by config source (the heuristic config, or one sampled around it):
 
 {_table(tables['spill_rate_by_config'])}
 
-Histograms: {', '.join(f'`{p.relative_to(directory.parent)}`' for p in plots)}
+Histograms: {', '.join(f'`{_linked(directory, p)}`' for p in plots)}
 
 ## Families and parameters (`data/families.py`)
 {family_doc.strip()}
@@ -192,7 +198,7 @@ def card_v2(directory: Path) -> str:
 
     df = read_dataset(directory, None)
     tables = summarize_groups(df)
-    plots = {p.stem: p.relative_to(directory.parent) for p in group_plots(df, tables, directory / "plots")}
+    plots = {p.stem: _linked(directory, p) for p in group_plots(df, tables, default_plots_dir(directory))}
     kinds = tables["kinds"]
     repeated = int(df.kernel_id.duplicated().sum())
     commands = df.command.value_counts()

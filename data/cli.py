@@ -52,7 +52,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as exc:  # usage errors (exit 1) and --help (exit 0), already printed: returned as costfuse-opt's
+        return int(exc.code or 0)
     # RuntimeError: no CUDA device for `profile`, a compile worker that cannot start.
     return run_command(f"costfuse-data {args.command}", lambda: args.func(args),
                        bad_input=(IRError, ValueError, RuntimeError),

@@ -1,17 +1,20 @@
-"""``costfuse-data compile``: lower and compile every generic of one module.
+"""``costfuse-data compile``: lower and compile every kernel of one module.
 
 ``costfuse-data compile IN.mlir --arch sm_90 [--jobs N] [--timeout S] [--json]``
-lowers every ``linalg.generic`` to a Triton kernel, compiles it for the arch
-on the CPU, and prints one row per generic: kernel, config, mode, HBM bytes,
-registers, spill bytes, status.  A module with kernel functions (``--fusion
-groups``, docs/groups.md) gets one row per kernel function instead, each
-lowered at its own ``costfuse.launch`` (``data.lower_kernel``).  Unsupported
-generics get a row too (``status=unsupported`` and the reason), so nothing
-disappears silently.  Exit status: 0 when the
-table was produced (compile errors and time-outs are labels, not failures),
-1 for unreadable or invalid input (``costfuse-data``'s convention,
-:mod:`costfuse.cli_common`: the ``ValueError``/``IRError`` raised here become
-its one-line error).
+lowers the module to Triton kernels, compiles each for the arch on the CPU,
+and prints one row per kernel: kernel, config, mode, HBM bytes, registers,
+spill bytes, status.  An *outlined* module (written by ``costfuse-opt --fusion
+groups``: its kernels are functions marked ``costfuse.kernel``,
+docs/groups.md) gets one row per kernel function, each lowered at its own
+``costfuse.launch`` (``data.lower_kernel``); any other module one row per
+``linalg.generic`` (v1).  Unsupported kernels get a row too
+(``status=unsupported`` and the reason), so nothing disappears silently.
+``--json`` rows have one schema for both kinds of module,
+:data:`ROW_FIELDS` (the ``--help`` epilog and docs/lowering.md list it).
+Exit status: 0 when the table was produced (compile errors and time-outs are
+labels, not failures), 1 for unreadable or invalid input and options
+(``costfuse-data``'s convention, :mod:`costfuse.cli_common`: the
+``ValueError``/``IRError`` raised here become its one-line error).
 
 :func:`add_compile` registers the subcommand on ``data.cli``'s parser.
 """
@@ -21,27 +24,92 @@ from __future__ import annotations
 import json
 import sys
 
-from costfuse.cli_common import EXIT_OK, int_at_least
+from costfuse.cli_common import EXIT_OK, float_at_least, int_at_least, known_arch
+
+
+DESCRIPTION = """\
+Lower IN.mlir to Triton kernels and compile each for --arch on the CPU (triton.compile and Triton's
+own ptxas -v log); print one row per kernel: config, mode, HBM bytes, registers, spill bytes, status.
+
+What a row is depends on the module:
+  outlined module  written by `costfuse-opt --fusion groups`: its kernels are functions marked
+                   costfuse.kernel, called from the caller; one row per kernel function, lowered
+                   to one Triton kernel at the function's own costfuse.launch (pointwise,
+                   persistent or looped); --config is refused
+  any other module one row per linalg.generic, each its own kernel at the lowering's heuristic
+                   config (or --config)"""
+
+ROW_FIELDS = {
+    "unit": "function (a kernel function of an outlined module) | generic (any other module's)",
+    "index": "the unit's position from 0: functions in module order, generics in textual order",
+    "kernel": "the function's name; for a generic: input->output shape, dtype, pw|red, body ops",
+    "config": "the launch compiled: {XBLOCK, RBLOCK, num_warps, num_stages}",
+    "mode": "pointwise | persistent | looped",
+    "hbm_bytes": "bytes the kernel's own loads and stores move (each pass counted)",
+    "status": "ok | error | timeout | unsupported",
+    "error": "why, when status is not ok",
+    "arch": "the target compiled for, sm_NN",
+    "kernel_id": "the result cache's key: source, config, arch, Triton and ptxas versions",
+    "regs": "registers per thread (ptxas -v)",
+    "spill_store_bytes": "spill stores per thread (ptxas -v)",
+    "spill_load_bytes": "spill loads per thread (ptxas -v)",
+    "stack_bytes": "stack frame per thread (ptxas -v)",
+    "shared_bytes": "shared memory per block",
+    "compile_s": "seconds triton.compile took (the limit, for a timeout)",
+    "timeout_s": "the --timeout it was compiled under",
+    "triton_version": "Triton that compiled it",
+    "ptxas_version": "ptxas that compiled it",
+    "cached": "true when the row came from the result cache (--no-cache: never)",
+}
+"""The ``--json`` schema: every row has exactly these keys, ``null`` where one does not apply (an
+unsupported kernel has no config and no compile; the labels are ``null`` unless ``status`` is ``ok``)."""
+
+
+def _epilog() -> str:
+    width = max(map(len, ROW_FIELDS))
+    return "\n".join(["--json prints a list of objects, one per row, each with exactly these keys",
+                      "(null where one does not apply: an unsupported kernel has no config and no compile;",
+                      "the ptxas labels are null unless status is ok):"]
+                     + [f"  {name:<{width}}  {text}" for name, text in ROW_FIELDS.items()]
+                     + ["", "Exit status: 0 when the rows were printed (compile errors and time-outs are labels),",
+                        "1 for unreadable input or a bad option, 2 internal error."])
 
 
 def add_compile(sub) -> None:
+    from costfuse.cli_common import RawEpilogFormatter
+
+    p = sub.add_parser("compile", help="lower and compile every kernel of a module; print registers and spills",
+                       description=DESCRIPTION, epilog=_epilog(), formatter_class=RawEpilogFormatter)
+    p.add_argument("input", metavar="IN.mlir", help="MLIR module ('-' for stdin)")
+    add_arch_option(p)
+    p.add_argument("--jobs", "-j", type=int_at_least(1), default=1, help="parallel compile workers (default 1)")
+    add_compile_limits(p)
+    p.add_argument("--config", metavar="XBLOCK,RBLOCK,WARPS",
+                   help="launch config for every generic instead of the heuristic (not for an outlined module, "
+                        "whose kernel functions carry theirs)")
+    p.add_argument("--no-cache", action="store_true", help="ignore and do not write the result cache")
+    p.add_argument("--json", action="store_true", help="print a JSON list, one object per row (keys below)")
+    p.set_defaults(func=run_compile)
+
+
+def add_arch_option(p) -> None:
+    """``--arch``: checked against :mod:`costfuse.targets` when parsed, as ``costfuse-opt``'s is, so an arch
+    that cannot be targeted is one usage line (exit 1), not LLVM errors recorded as every kernel's label."""
+    from costfuse.targets import TARGETS
+
+    p.add_argument("--arch", type=known_arch, default="sm_90",
+                   help=f"GPU arch to compile for: {', '.join(TARGETS)} (default sm_90)")
+
+
+def add_compile_limits(p) -> None:
+    """``--timeout`` and ``--mem-limit-gb``, the per-kernel compile limits (``compile`` and the dataset jobs),
+    checked when parsed: a limit of -1 s would time out every kernel."""
     from costfuse.data.compile import DEFAULT_MEM_LIMIT_GB, DEFAULT_TIMEOUT_S
 
-    p = sub.add_parser("compile", help="lower and compile every generic of a module; print registers and spills",
-                       description="Lower every linalg.generic of IN.mlir to a Triton kernel and compile it for "
-                                   "--arch on the CPU (triton.compile + Triton's own ptxas -v log).")
-    p.add_argument("input", metavar="IN.mlir", help="MLIR module ('-' for stdin)")
-    p.add_argument("--arch", default="sm_90", help="GPU arch: sm_80, sm_90 (default), sm_100")
-    p.add_argument("--jobs", "-j", type=int_at_least(1), default=1, help="parallel compile workers (default 1)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
-                   help=f"seconds per kernel before status=timeout (default {DEFAULT_TIMEOUT_S:g})")
-    p.add_argument("--mem-limit-gb", type=float, default=DEFAULT_MEM_LIMIT_GB,
+    p.add_argument("--timeout", type=float_at_least(0, strict=True), default=DEFAULT_TIMEOUT_S,
+                   help=f"seconds per kernel before status=timeout, > 0 (default {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--mem-limit-gb", type=float_at_least(0), default=DEFAULT_MEM_LIMIT_GB,
                    help=f"address-space cap per compile worker, GiB (default {DEFAULT_MEM_LIMIT_GB:g}; 0 = none)")
-    p.add_argument("--config", metavar="XBLOCK,RBLOCK,WARPS",
-                   help="explicit launch config for every kernel instead of the heuristic")
-    p.add_argument("--no-cache", action="store_true", help="ignore and do not write the result cache")
-    p.add_argument("--json", action="store_true", help="print a JSON list, one object per generic")
-    p.set_defaults(func=run_compile)
 
 
 def _parse_config(text: str):
@@ -64,7 +132,7 @@ def _describe(kernel) -> str:
 
 
 def _lower(module, config):
-    """(report, row key, names): every kernel function when the module has any
+    """(report, unit, names): every kernel function when the module has any
     (``data.lower_kernel``, each at its own ``costfuse.launch``), else every generic (v1)."""
     from costfuse.data.lower import lower_module
     from costfuse.data.lower_kernel import function_name, kernel_functions, lower_kernels
@@ -75,18 +143,24 @@ def _lower(module, config):
     if config:
         raise ValueError("--config sets the config of bare generics; this module has kernel functions, "
                          "whose costfuse.launch is their config")
-    return lower_kernels(module), "index", [function_name(f) for f in funcs]
+    return lower_kernels(module), "function", [function_name(f) for f in funcs]
+
+
+def _row(**values) -> dict:
+    """One ``--json`` row: every key of :data:`ROW_FIELDS`, in its order, ``None`` where ``values`` has none."""
+    return {name: values.get(name) for name in ROW_FIELDS}
 
 
 def run_compile(args) -> int:
     from costfuse.ir import load_module
-    from costfuse.data.compile import CompilePool, CompileTask, parse_arch
+    from costfuse.data.compile import CompilePool, CompileTask, arch_name, parse_arch
 
-    # A bad arch/config, unreadable IR or a config that does not fit raise ValueError/IRError: exit 1.
+    # A bad config, unreadable IR or a config that does not fit raise ValueError/IRError: exit 1 (the arch
+    # and the limits were checked when parsed).
     arch = parse_arch(args.arch)
     config = _parse_config(args.config) if args.config else None
     module = load_module(args.input)
-    report, key, names = _lower(module, config)
+    report, unit, names = _lower(module, config)
     tasks = [CompileTask(k.source, k.config, arch) for _, k in report.kernels]
     progress = _progress(len(tasks)) if sys.stderr.isatty() and not args.json else None
     with CompilePool(args.jobs, args.timeout, args.mem_limit_gb or None, cache=not args.no_cache) as pool:
@@ -95,13 +169,13 @@ def run_compile(args) -> int:
         print(file=sys.stderr)
     rows = []
     for (index, kernel), res in zip(report.kernels, results):
-        rows.append({key: index, "kernel": kernel.kernel or _describe(kernel), "config": kernel.config.to_dict(),
-                     "mode": kernel.mode, "hbm_bytes": kernel.hbm_bytes,
-                     **{k: v for k, v in res.to_dict().items() if k != "ptxas_log"}, "cached": res.cached})
+        rows.append(_row(**res.to_dict(), unit=unit, index=index, kernel=kernel.kernel or _describe(kernel),
+                         config=kernel.config.to_dict(), mode=kernel.mode, hbm_bytes=kernel.hbm_bytes,
+                         cached=res.cached))
     for index, err in report.unsupported:
-        rows.append({key: index, "kernel": names[index] if names else "-", "config": None, "status": "unsupported",
-                     "error": str(err)})
-    rows.sort(key=lambda r: r[key])
+        rows.append(_row(unit=unit, index=index, kernel=names[index] if names else None, status="unsupported",
+                         error=str(err), arch=arch_name(arch), cached=False))
+    rows.sort(key=lambda r: r["index"])
     if args.json:
         json.dump(rows, sys.stdout, indent=1)
         print()
@@ -131,7 +205,7 @@ def print_table(rows: list[dict], arch: int) -> None:
         status = r["status"] + (" (cached)" if r.get("cached") else "")
         if r["status"] != "ok" and r.get("error"):
             status += ": " + r["error"].splitlines()[0][:100]
-        table.append([str(r["generic"] if "generic" in r else r["index"]), r["kernel"], cfg, r.get("mode", "-"),
+        table.append([str(r["index"]), _fmt(r["kernel"]), cfg, _fmt(r["mode"]),
                       _fmt(r.get("hbm_bytes")), _fmt(r.get("regs")), spill, _fmt(r.get("stack_bytes")),
                       "-" if not r.get("compile_s") else f"{r['compile_s']:.2f}", status])
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from costfuse.cli_common import UsageError, int_at_least
+from costfuse.data.cli_compile import add_arch_option, add_compile_limits
 from costfuse.data.config_sampling import DEFAULT_BOUND_WORDS
 from costfuse.data.families import FAMILIES
 
@@ -56,7 +57,7 @@ def add_generate_groups(sub: argparse._SubParsersAction) -> None:
 
 def _executor_options(p: argparse.ArgumentParser) -> None:
     """Where the job runs: the target arch, local workers or Ray (both dataset jobs)."""
-    p.add_argument("--arch", default="sm_90", help="sm_80 | sm_90 | sm_100 (default sm_90)")
+    add_arch_option(p)
     p.add_argument("--jobs", type=int_at_least(1), default=2, help="parallel compile workers (local executor; default 2)")
     p.add_argument("--executor", choices=["local", "ray"], default="local",
                    help="ray: one task per batch, on RAY_ADDRESS's cluster or a local Ray instance")
@@ -64,15 +65,16 @@ def _executor_options(p: argparse.ArgumentParser) -> None:
 
 def _compile_options(p: argparse.ArgumentParser) -> None:
     """Per-kernel compile limits and the shard size (both dataset jobs)."""
-    p.add_argument("--timeout", type=float, default=120.0, help="per-kernel compile timeout, s (default 120)")
-    p.add_argument("--mem-limit-gb", type=float, default=8.0, help="per-worker address-space cap (default 8)")
+    add_compile_limits(p)
     p.add_argument("--batch-programs", type=int_at_least(1), default=4, help="programs per shard (default 4)")
 
 
 def add_stats(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("stats", help="counts, spill rates and register/spill histograms of a dataset")
     p.add_argument("dir", help="dataset directory")
-    p.add_argument("--plots", default=None, help="where to write PNG histograms (default DIR/plots)")
+    p.add_argument("--plots", metavar="PLOTS_DIR", default=None,
+                   help="where to write the PNG plots (default: DIR_plots beside DIR, never inside it, so that "
+                        "DIR holds only the dataset)")
     p.set_defaults(func=_stats)
 
 

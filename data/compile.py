@@ -45,13 +45,13 @@ from pathlib import Path
 from costfuse.data.atomic import write_text
 from costfuse.data.kernel_files import cache_dir, source_digest, write_kernel
 from costfuse.data.launch_config import LaunchConfig
+from costfuse.targets import get_target
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MEM_LIMIT_GB = 8.0
 WORKER_START_TIMEOUT_S = 120.0
 STATUSES = ("ok", "error", "timeout")
 _PROJECT_ROOT = str(Path(__file__).resolve().parents[1])  # so workers import `data` from any cwd
-ARCHS = (80, 90, 100)
 
 
 # ---------------------------------------------------------------------------
@@ -225,11 +225,10 @@ def cubin_resource_usage(cubin: bytes) -> dict[str, CubinUsage]:
 
 
 def parse_arch(arch: str | int) -> int:
-    """``'sm_90'``, ``'sm_90a'``, ``'90'`` or ``90`` -> 90."""
-    m = re.fullmatch(r"(?:sm_)?(\d+)a?", str(arch).strip())
-    if not m:
-        raise ValueError(f"bad arch {arch!r}; expected e.g. sm_90")
-    return int(m.group(1))
+    """``'sm_90'``, ``'sm_90a'``, ``'90'`` or ``90`` -> 90; ``ValueError`` for an arch :mod:`costfuse.targets`
+    does not know, before anything is compiled or cached (``sm_42`` once crashed the worker and was cached as
+    the kernel's label)."""
+    return int(get_target(arch).arch.removeprefix("sm_"))
 
 
 def arch_name(arch: str | int) -> str:

@@ -177,9 +177,17 @@ def batches(items: list, size: int) -> list[list]:
 
 
 def shard_name(batch: list[tuple[str, int]]) -> str:
-    """Deterministic per batch content, so a rerun of the same batch replaces, never duplicates."""
+    """``shard-seeds-LO-HI-DIGEST``: the seeds of the programs the shard holds, of whatever families.
+
+    A program id is ``FAMILY-SEED`` and a job gives every program its own seed, families in turn, so
+    one batch holds several families: the name says which seeds, not a family.  (It used to start
+    with the first program's family, and ``shard-chain-0-...`` read as "chain programs only" while it
+    held every family; the committed datasets keep those names, ``data/sm90_v1/CHANGES.md``.)
+    Deterministic per batch content, so a rerun of the same batch replaces, never duplicates.
+    """
     digest = hashlib.sha256(repr(batch).encode()).hexdigest()[:12]
-    return f"shard-{batch[0][0]}-{batch[0][1]}-{digest}"
+    seeds = [seed for _, seed in batch]
+    return f"shard-seeds-{min(seeds)}-{max(seeds)}-{digest}"
 
 
 def pending_programs(spec: JobSpec, out_dir) -> list[tuple[str, int]]:

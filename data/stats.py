@@ -5,7 +5,8 @@ per family and per config source, and the distributions of registers and
 spill bytes.  A v2 directory (kernel groups, ``data/group_job.py``) adds the
 spill rate by row length N, by num_warps, by mode, by config source (each
 policy apart) and by dtype, with bar plots of the first ones.  The same
-numbers fill ``DATASET.md`` (``data/card.py``).
+numbers fill ``DATASET.md`` (``data/card.py``).  Plots go beside the dataset
+(``DIR_plots/``, :func:`default_plots_dir`), not inside it.
 """
 
 from __future__ import annotations
@@ -288,12 +289,24 @@ def group_plots(df: pd.DataFrame, tables: dict[str, pd.DataFrame], out_dir: str 
     return paths
 
 
+def default_plots_dir(directory: str | Path) -> Path:
+    """Where a dataset's plots go unless told otherwise: ``DIR_plots`` beside ``DIR``, never inside it.
+
+    What is drawn from a dataset does not belong among its shards: PNGs under ``DIR/plots`` made
+    ``pd.read_parquet(DIR)``, which takes every file under ``DIR`` for Parquet, fail on a dataset
+    the job had just written.  ``stats`` and the card (``data/card.py``) both draw here.
+    """
+    directory = Path(directory).resolve() if Path(directory).name in ("", ".", "..") else Path(directory)
+    return directory.with_name(f"{directory.name}_plots")
+
+
 def report(directory: str | Path, plots_dir: str | Path | None = None) -> str:
-    """The stats of ``directory`` (schema v1 or v2) as printable text; plots go to ``plots_dir`` (default DIR/plots)."""
+    """The stats of ``directory`` (schema v1 or v2) as printable text; plots go to ``plots_dir``
+    (default :func:`default_plots_dir`, beside the dataset)."""
     df = read_dataset(directory, None)
     if df.empty:
         return f"{directory}: no rows"
-    out_dir = plots_dir or Path(directory) / "plots"
+    out_dir = plots_dir or default_plots_dir(directory)
     if "group_id" in df.columns:
         tables = summarize_groups(df)
         paths = group_plots(df, tables, out_dir)

@@ -159,8 +159,9 @@ def test_card_shows_the_sections_and_embeds_the_plots(v2):
     assert "| sampled | 3 | 3 | 1 | 255 |" in text
     assert "`row_random` programs draw none" in text
     for stem in ("spill_by_kind", "spill_by_n", "spill_by_warps", "regs_by_mode"):
-        assert f"(ds_v2/plots/{stem}.png)" in text
-        assert (d / "plots" / f"{stem}.png").stat().st_size > 1000
+        assert f"(ds_v2_plots/{stem}.png)" in text
+        assert (d.parent / "ds_v2_plots" / f"{stem}.png").stat().st_size > 1000
+    assert not (d / "plots").exists()
 
 
 def test_a_repeated_kernel_id_is_flagged(tmp_path, no_plots):

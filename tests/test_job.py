@@ -55,6 +55,22 @@ def test_generate_writes_labelled_rows(clean_run):
     assert "wrote" in text
 
 
+def test_shards_are_named_for_the_seeds_they_hold(clean_run):
+    """Issue #27, bug 15: `shard-chain-1-*` also held reduce and tree rows; a name now says which seeds it holds."""
+    import pyarrow.parquet as pq
+
+    from costfuse.data.job import shard_name
+
+    batch = [("chain", 12), ("tree", 13), ("reduce", 14)]
+    assert shard_name(batch).startswith("shard-seeds-12-14-") and shard_name(batch) == shard_name(list(batch))
+    assert shard_name(batch) != shard_name(batch[:2]) and not any(f in shard_name(batch) for f, _ in batch)
+    directory, _ = clean_run
+    for path in directory.glob("*.parquet"):
+        low, high = map(int, path.name.split("-")[2:4])
+        seeds = {int(p.rsplit("-", 1)[1]) for p in pq.read_table(path, columns=["program_id"]).column(0).to_pylist()}
+        assert path.name.startswith("shard-seeds-") and low == min(seeds) and high == max(seeds), path.name
+
+
 def test_rerun_is_a_no_op(clean_run, tmp_path):
     directory, _ = clean_run
     before = sorted(p.name for p in directory.glob("*.parquet"))

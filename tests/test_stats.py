@@ -35,11 +35,33 @@ def test_summary_figures(tmp_path):
 def test_cli_and_card(tmp_path):
     d = make(tmp_path / "ds")
     out = subprocess.run([sys.executable, "-m", "costfuse.data.cli", "stats", str(d)], capture_output=True, text=True, check=True)
-    assert "spill_rate" in out.stdout and (d / "plots" / "regs.png").stat().st_size > 1000
+    assert "spill_rate" in out.stdout and (tmp_path / "ds_plots" / "regs.png").stat().st_size > 1000
+    # issue #27, bug 10: plots once went to DIR/plots, and pd.read_parquet(DIR) then failed on the PNGs
+    assert sorted(p.name for p in d.iterdir()) == ["s.parquet"] and len(pd.read_parquet(d)) == 5
     text = card(d)
+    assert "Histograms: `ds_plots/regs.png`, `ds_plots/spill_bytes.png`" in text
     assert "**5 kernels** (4 compiled by ptxas)" in text
     assert "Overall spill rate (kernels with spill stores > 0): **50.0%**" in text
     assert "| sm_90 | 3.6.0 | 12.8.93 | 4 |" in text
+
+
+def test_stats_writes_its_plots_where_it_is_told(tmp_path, capsys):
+    from costfuse.data.cli import main
+
+    d = make(tmp_path / "ds")
+    assert main(["stats", str(d), "--plots", str(tmp_path / "figs")]) == 0
+    assert f"plots: {tmp_path / 'figs' / 'regs.png'}" in capsys.readouterr().out
+    assert not (tmp_path / "ds_plots").exists() and not (d / "plots").exists()
+
+
+def test_default_plots_dir_is_beside_the_dataset(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from costfuse.data.stats import default_plots_dir
+
+    assert default_plots_dir("data/sm90_v2/") == Path("data/sm90_v2_plots")
+    monkeypatch.chdir(tmp_path)
+    assert default_plots_dir(".") == tmp_path.parent / f"{tmp_path.name}_plots"
 
 
 def test_spill_histogram_shows_every_family_in_its_own_panel(tmp_path):
@@ -76,3 +98,15 @@ def test_spill_histogram_shows_every_family_in_its_own_panel(tmp_path):
     plt.close(fig)
     paths = histograms(df, tmp_path / "plots")
     assert [p.name for p in paths] == ["regs.png", "spill_bytes.png"] and all(p.stat().st_size > 1000 for p in paths)
+
+
+def test_the_committed_datasets_keep_their_plots_beside_them():
+    """What `stats` and the card draw lives in data/NAME_plots/, not in the dataset folder (issue #27, bug 10)."""
+    from pathlib import Path
+
+    from costfuse.data.stats import default_plots_dir
+
+    data = Path(__file__).parents[1] / "data"
+    for d in (data / "sm90_v1", data / "sm90_v2"):
+        assert not [p for p in d.iterdir() if p.is_dir()], f"{d}: a folder inside the dataset"
+        assert sorted(p.name for p in default_plots_dir(d).glob("*.png")), f"{d}: no plots beside it"

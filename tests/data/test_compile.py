@@ -105,9 +105,22 @@ def test_parse_arch(arch, expected):
     assert parse_arch(arch) == expected
 
 
-def test_parse_arch_rejects():
-    with pytest.raises(ValueError, match="bad arch"):
-        parse_arch("hopper")
+@pytest.mark.parametrize("arch", ["hopper", "sm_42", 75])
+def test_parse_arch_rejects_what_costfuse_targets_does_not_know(arch):
+    """One check for every front door: costfuse.targets.get_target's (issue #27, bug 6)."""
+    with pytest.raises(ValueError, match="unknown arch .*; known: sm_80, sm_90, sm_100"):
+        parse_arch(arch)
+
+
+def test_an_arch_that_cannot_be_targeted_is_refused_before_anything_is_cached(tmp_path):
+    """sm_42 used to crash the worker, and the crash was cached as the kernel's label ("error (cached)")."""
+    cache = ResultCache(tmp_path / "results")
+    k = _kernel(SMALL)
+    with CompilePool(jobs=1, timeout_s=60, cache=cache) as p:
+        with pytest.raises(ValueError, match="unknown arch 42"):
+            p.run([CompileTask(k.source, k.config, 42)])
+        assert not p._workers, "no worker may start for a task that cannot be compiled"
+    assert not (tmp_path / "results").exists()
 
 
 def test_versions_are_recorded():

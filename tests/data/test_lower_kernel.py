@@ -244,8 +244,9 @@ def test_costfuse_data_compile_lowers_kernel_functions(tmp_path, monkeypatch, ca
     path.write_text(looped + norm + pointwise)
     assert main(["compile", str(path), "--arch", "sm_90", "--jobs", "2", "--json", "--no-cache"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [(r["index"], r["kernel"], r["mode"]) for r in rows] == [
-        (0, "softmax_k0", "looped"), (1, "norm_k1", "persistent"), (2, "act_k2", "pointwise")]
+    assert [(r["unit"], r["index"], r["kernel"], r["mode"]) for r in rows] == [
+        ("function", 0, "softmax_k0", "looped"), ("function", 1, "norm_k1", "persistent"),
+        ("function", 2, "act_k2", "pointwise")]
     for r, text in zip(rows, (looped, norm, pointwise)):
         assert r["status"] == "ok" and r["arch"] == "sm_90" and 8 <= r["regs"] <= 255, r
         func = kernel_function(text)
