@@ -25,8 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from iree.compiler import ir
+
 from costfuse.fusion_pass import DecisionRecord, FusionPass
-from costfuse.graph import inputs
+from costfuse.graph import CHAIN_ATTR, inputs, walk_ops
 from costfuse.kernel import tensor_bytes
 from costfuse.policy import Decision, EdgePolicy, FusionCandidate
 from costfuse.rowspace import NotGroupable, op_space
@@ -64,6 +66,14 @@ def _prod(xs) -> int:
 
 
 def recompute_expanding_producers(module) -> list[DecisionRecord]:
-    """Inline expanding producers into their consumers in every function of ``module``; the decisions made."""
+    """Inline expanding producers into their consumers in every function of ``module``; the decisions made.
+
+    The v1 rewrite marks each op it fuses with ``costfuse.chain_length`` (v1's output contract); kernel
+    groups have no chains, so the mark is dropped from what this rewrite fused."""
     fusion = FusionPass(_ExpandingProducers(), allow_multi_use=True)
-    return [d for d in fusion.run(module) if d.fuse]
+    decisions = [d for d in fusion.run(module) if d.fuse]
+    top = module.operation if isinstance(module, ir.Module) else module
+    for op in walk_ops(top):
+        if CHAIN_ATTR in op.attributes:
+            del op.attributes[CHAIN_ATTR]
+    return decisions

@@ -55,6 +55,15 @@ def inputs(op: ir.Operation) -> list[ir.Value]:
     return list(op.operands)[: num_inputs(op)]
 
 
+def walk_ops(op: ir.Operation):
+    """Every op nested in ``op``'s regions, depth first in textual order (``op`` itself excluded)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                yield child.operation
+                yield from walk_ops(child.operation)
+
+
 def indexing_maps(op: ir.Operation) -> list[ir.AffineMap]:
     return [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
 

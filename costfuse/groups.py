@@ -87,6 +87,7 @@ class _Formation:
         self.shapes: dict[frozenset, KernelShape | NotAKernel] = {}
         self.user_pos: dict[int, set[int]] = {}      # unit -> positions of its owned members' users
         self.copies: dict[int, set[int]] = {}        # unit -> positions it recomputes (owned by another unit)
+        self._noted: set[GroupDecision] = set()
 
     def _users(self, op: ir.Operation) -> set[int]:
         out = set()
@@ -98,6 +99,16 @@ class _Formation:
                 if owner is not None and owner != op:
                     out.add(self.pos[owner])
         return out
+
+    def note(self, decision: GroupDecision) -> None:
+        """Record a decision for ``--explain``.  A skip is a fact about the pair (it would close a cycle,
+        it is no row kernel), not a priced answer, so it is said once, however often the pair comes up
+        again; priced answers are said each time, since the kernels around them changed."""
+        if decision.verdict == "skip":
+            if decision in self._noted:
+                return
+            self._noted.add(decision)
+        self.decisions.append(decision)
 
     # -- kernels ---------------------------------------------------------------
 
@@ -206,11 +217,11 @@ class _Formation:
         merged, unstored = self.merged(a, b)
         shape = self.shape(merged, unstored)
         if isinstance(shape, NotAKernel):
-            self.decisions.append(GroupDecision("skip", self.name(a), self.name(b), str(shape)))
+            self.note(GroupDecision("skip", self.name(a), self.name(b), str(shape)))
             return []
         ea, eb, eab = self.estimate(*self.of(a)), self.estimate(*self.of(b)), self.estimate(merged, unstored)
         if ea is None or eb is None or eab is None:
-            self.decisions.append(GroupDecision("keep", self.name(a), self.name(b),
+            self.note(GroupDecision("keep", self.name(a), self.name(b),
                                                 f"{self.model.name} accepts no config for the merged kernel"))
             return []
         tie = (min(self.members[b]), min(self.members[a]))
@@ -219,7 +230,7 @@ class _Formation:
         if verdict.merge:
             out.append((-verdict.priority, tie, 0, a, b, self.version[a], self.version[b]))
         else:
-            self.decisions.append(GroupDecision("keep", self.name(a), self.name(b), verdict.reason, eab))
+            self.note(GroupDecision("keep", self.name(a), self.name(b), verdict.reason, eab))
         if (rec := self.recompute_candidate(a, b, ea, eb, tie)) is not None:
             out.append(rec)
         return out
@@ -270,7 +281,7 @@ class _Formation:
             return None
         verdict = self.model.recompute_verdict(ea, eb, ea2, eb2, shape_b, self.ops[p])
         if not verdict.merge:
-            self.decisions.append(GroupDecision("store", self.name(a), self.name(b), verdict.reason, eb2))
+            self.note(GroupDecision("store", self.name(a), self.name(b), verdict.reason, eb2))
             return None
         return (-verdict.priority, tie, 1, a, b, self.version[a], self.version[b])
 
@@ -311,7 +322,7 @@ class _Formation:
                 self._recompute(heap, a, b)
                 continue
             if self.closes_cycle(a, b):
-                self.decisions.append(GroupDecision("skip", self.name(a), self.name(b),
+                self.note(GroupDecision("skip", self.name(a), self.name(b),
                                                     "the merged kernel would close a cycle through other ops"))
                 continue
             self._merge(heap, a, b)
@@ -324,7 +335,7 @@ class _Formation:
         members = self.members[unit]
         if len(members) != 1 or static_shapes(self.ops[members[0]]):
             return False
-        self.decisions.append(GroupDecision("stay", self.name(unit), "", f"{DYNAMIC}: not outlined"))
+        self.note(GroupDecision("stay", self.name(unit), "", f"{DYNAMIC}: not outlined"))
         return True
 
     def _merge(self, heap: list, a: int, b: int) -> None:
@@ -334,7 +345,7 @@ class _Formation:
         est = self.estimate(merged, unstored)
         verdict = self.model.merge_verdict(self.estimate(*self.of(a)), self.estimate(*self.of(b)), est,
                                            self.shape(merged, unstored))
-        self.decisions.append(GroupDecision("merge", self.name(a), self.name(b), verdict.reason, est))
+        self.note(GroupDecision("merge", self.name(a), self.name(b), verdict.reason, est))
         keep, gone = min(a, b), max(a, b)
         self.members[keep], self.copies[keep] = merged, copies
         del self.members[gone], self.version[gone]
@@ -361,7 +372,7 @@ class _Formation:
         self.copies[b] = self.copies.get(b, set()) | {p}
         shape_a = self.shape(*self.of(a))
         gone = not isinstance(shape_a, NotAKernel) and not shape_a.outputs
-        self.decisions.append(GroupDecision("recompute", self.name(a), self.name(b),
+        self.note(GroupDecision("recompute", self.name(a), self.name(b),
                                             f"g{self.gnum[p] + 1} copied into the consumer"
                                             + ("; the producer's kernel goes" if gone else ""),
                                             self.estimate(*self.of(b))))

@@ -111,10 +111,12 @@ class GroupEstimate:
     dram_bytes: int | None = None
 
     def line(self) -> str:
-        regs = "?" if self.regs != self.regs else f"{self.regs:.0f}"
-        dram = "?" if self.dram_bytes is None else f"{self.dram_bytes / 1e6:.3f}"
-        return (f"{self.launch.short()}, regs {regs}, spill {self.spill_bytes:.0f} B, "
-                f"issued {self.issued_bytes / 1e6:.3f} MB, dram {dram} MB, {self.time_s * 1e6:.2f} us")
+        """One line for ``--explain``; what the policy did not estimate says so in words."""
+        regs = "regs not estimated" if self.regs != self.regs else f"regs {self.regs:.0f}"
+        dram = "dram not estimated" if self.dram_bytes is None else f"dram {self.dram_bytes / 1e6:.3f} MB"
+        time = "time not estimated" if self.time_s != self.time_s else f"{self.time_s * 1e6:.2f} us"
+        return (f"{self.launch.short()}, {regs}, spill {self.spill_bytes:.0f} B, "
+                f"issued {self.issued_bytes / 1e6:.3f} MB, {dram}, {time}")
 
 
 @dataclass(frozen=True)
@@ -166,9 +168,12 @@ class GroupPolicy(ABC):
         """Merge iff ``t(ab) <= (1 - margin) * (t(a) + t(b))``; priority = the time saved."""
         apart = a.time_s + b.time_s
         saving = apart - ab.time_s
+        merged, parts = microseconds(ab.time_s, apart)
         if ab.time_s <= (1.0 - self.margin) * apart:
-            return MergeVerdict(True, saving, f"saves {saving * 1e6:.2f} us ({ab.time_s * 1e6:.2f} vs {apart * 1e6:.2f})")
-        return MergeVerdict(False, saving, f"slower merged: {ab.time_s * 1e6:.2f} us vs {apart * 1e6:.2f} apart")
+            return MergeVerdict(True, saving, f"saves {saving * 1e6:.2f} us ({merged} vs {parts})")
+        if ab.time_s <= apart:   # within the margin
+            return MergeVerdict(False, saving, f"saves less than the margin {self.margin:g}: {merged} us vs {parts} apart")
+        return MergeVerdict(False, saving, f"slower merged: {merged} us vs {parts} apart")
 
     def recompute_verdict(self, a: GroupEstimate, b: GroupEstimate, a_after: GroupEstimate | None,
                           b_after: GroupEstimate, merged_b, producer_op=None) -> MergeVerdict:
@@ -181,7 +186,13 @@ class GroupPolicy(ABC):
         gone = "; the producer's kernel goes" if a_after is None else ""
         if after <= (1.0 - self.margin) * before:
             return MergeVerdict(True, saving, f"recompute saves {saving * 1e6:.2f} us{gone}")
-        return MergeVerdict(False, saving, f"recompute is slower: {after * 1e6:.2f} us vs {before * 1e6:.2f}{gone}")
+        t_after, t_before = microseconds(after, before)
+        if after == before:
+            return MergeVerdict(False, saving, f"recompute saves nothing: {t_after} us either way{gone}")
+        if after < before:   # within the margin
+            return MergeVerdict(False, saving, f"recompute saves less than the margin {self.margin:g}: "
+                                               f"{t_after} us vs {t_before}{gone}")
+        return MergeVerdict(False, saving, f"recompute is slower: {t_after} us vs {t_before}{gone}")
 
     @property
     def group_fallbacks(self) -> tuple[int, int]:
@@ -206,6 +217,16 @@ class GroupPolicy(ABC):
             red = max(1, _tensor_elems(ins[0]) // max(1, rows)) if ins else 1
         return GroupEstimate(heuristic_launch_for(rows, red), float("nan"), nbytes, reason="not a row kernel: v1 config",
                              dram_bytes=nbytes)   # one pass: every byte once
+
+
+def microseconds(a: float, b: float) -> tuple[str, str]:
+    """Two times in µs, printed with as many decimals (2 to 4) as it takes to tell them apart, so an
+    explanation never calls two times that print alike slower and faster."""
+    for digits in (2, 3, 4):
+        x, y = f"{a * 1e6:.{digits}f}", f"{b * 1e6:.{digits}f}"
+        if x != y:
+            return x, y
+    return f"{a * 1e6:.2f}", f"{b * 1e6:.2f}"   # equal to 4 decimals: equal
 
 
 def _tensor_elems(v: ir.Value) -> int:

@@ -41,7 +41,7 @@ from costfuse.featurize.liveness import Body, body_of, pressure
 from iree.compiler import ir
 
 from costfuse.estimates import elem_bits, tile_registers
-from costfuse.graph import GENERIC, chain_length, indexing_maps, iterator_kinds, num_inputs
+from costfuse.graph import GENERIC, chain_length, indexing_maps, iterator_kinds, num_inputs, walk_ops
 from costfuse.ir import diagnostics_of
 from costfuse.targets import DEFAULT_TARGET
 
@@ -310,18 +310,7 @@ def features(generic: Any, config: Any) -> dict[str, float]:
 # --- helpers for stored IR ------------------------------------------------------
 def find_generic(module: ir.Module) -> ir.Operation:
     """The first ``linalg.generic`` of a standalone module (the dataset's ``ir`` column)."""
-    def walk(op):
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    if child.operation.name == GENERIC:
-                        return child.operation
-                    found = walk(child.operation)
-                    if found is not None:
-                        return found
-        return None
-
-    found = walk(module.operation)
+    found = next((op for op in walk_ops(module.operation) if op.name == GENERIC), None)
     if found is None:
         raise FeatureError("module has no linalg.generic")
     return found

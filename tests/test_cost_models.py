@@ -186,10 +186,10 @@ def test_default_merge_rule_merges_when_no_slower_and_honours_a_margin():
 
 def test_group_estimate_line_and_the_base_defaults():
     est = GroupEstimate(KernelLaunch("pointwise", 1024, 1, 4), 12.5e-6, 3_000_000, regs=40.0, spill_bytes=16.0)
-    assert est.line() == "pointwise x1024 r1 w4, regs 40, spill 16 B, issued 3.000 MB, dram ? MB, 12.50 us"
+    assert est.line() == "pointwise x1024 r1 w4, regs 40, spill 16 B, issued 3.000 MB, dram not estimated, 12.50 us"
     big = GroupEstimate(KernelLaunch("pointwise", 1024, 1, 4), 10.0, 10**10)
-    assert big.line() == "pointwise x1024 r1 w4, regs ?, spill 0 B, issued 10000.000 MB, dram ? MB, 10000000.00 us"
-    assert _est(1e-6).line() == "pointwise x1024 r1 w4, regs ?, spill 0 B, issued 0.000 MB, dram ? MB, 1.00 us"
+    assert big.line() == "pointwise x1024 r1 w4, regs not estimated, spill 0 B, issued 10000.000 MB, dram not estimated, 10000000.00 us"
+    assert _est(1e-6).line() == "pointwise x1024 r1 w4, regs not estimated, spill 0 B, issued 0.000 MB, dram not estimated, 1.00 us"
     with pytest.raises(TypeError, match="best_config"):   # a group policy must say how it picks a config
         type("NoConfig", (GroupPolicy,), {"name": "noconfig"})()
     assert Timed().decide_batch(["a", "b"]) == [Decision(True, "a"), Decision(True, "b")]
@@ -214,6 +214,6 @@ def test_default_recompute_rule_compares_both_kernels_before_and_after():
 def test_always_and_threshold_store_rather_than_recompute():
     a = _est(1.0)
     assert Always().recompute_verdict(a, a, a, a, None) == MergeVerdict(
-        False, 0.0, "always stores a producer with several users (upstream recomputes none)")
+        False, 0.0, "always stores a value another kernel reads (upstream recomputes none)")
     assert Threshold().recompute_verdict(a, a, a, a, None) == MergeVerdict(
-        False, 0.0, "threshold stores a producer with several users")
+        False, 0.0, "threshold stores a value another kernel reads")

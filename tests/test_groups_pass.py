@@ -242,3 +242,22 @@ def test_a_value_only_a_copy_in_another_kernel_reads_is_stored_by_its_kernel():
 
     shrink = lambda t: re.sub(r"(?<![\d.e])32000(?!\d)", "96", re.sub(r"(?<![\d.e])2048(?!\d)", "8", t))  # noqa: E731
     assert_same_semantics(shrink(text), shrink(after), "main", seed=0)
+
+
+def test_groups_output_carries_no_v1_chain_mark():
+    """Recomputing an expanding producer (the attention mask) goes through v1's rewrite, which marks what it
+    fuses with ``costfuse.chain_length``; kernel groups have no chains, so the mark must not reach the output."""
+    path = Path(__file__).parents[1] / "experiments" / "workloads" / "attention_alibi_f32.mlir"
+    after, p = grouped(path.read_text(), Analytical())
+    assert p.recomputed and "costfuse.chain_length" not in after
+
+
+def test_a_skip_is_said_once_and_a_priced_answer_each_time():
+    from costfuse.groups import GroupDecision, _Formation
+    formation = _Formation.__new__(_Formation)   # note() reads only the decision log
+    formation.decisions, formation._noted = [], set()
+    skip = GroupDecision("skip", "g1", "g2", "the merged kernel would close a cycle through other ops")
+    keep = GroupDecision("keep", "g1", "g3", "slower merged: 2.00 us vs 1.00 apart")
+    for decision in (skip, keep, skip, keep, skip):
+        formation.note(decision)
+    assert formation.decisions == [skip, keep, keep]

@@ -26,7 +26,7 @@ class Always(EdgePolicy, GroupPolicy):
         return MergeVerdict(True, 0.0, "always: the largest legal group")
 
     def recompute_verdict(self, a, b, a_after, b_after, merged_b, producer_op=None) -> MergeVerdict:
-        return MergeVerdict(False, 0.0, "always stores a producer with several users (upstream recomputes none)")
+        return MergeVerdict(False, 0.0, "always stores a value another kernel reads (upstream recomputes none)")
 
 
 def heuristic_estimate(shape, reason: str) -> GroupEstimate:

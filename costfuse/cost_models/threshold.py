@@ -48,4 +48,4 @@ class Threshold(EdgePolicy, GroupPolicy):
         return MergeVerdict(True, 0.0, f"group size {size} <= {self.max_chain_length}, body ops {ops} <= {self.max_body_ops}")
 
     def recompute_verdict(self, a, b, a_after, b_after, merged_b, producer_op=None) -> MergeVerdict:
-        return MergeVerdict(False, 0.0, "threshold stores a producer with several users")
+        return MergeVerdict(False, 0.0, "threshold stores a value another kernel reads")
