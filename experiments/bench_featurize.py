@@ -10,7 +10,7 @@ anyway to have the op.
     .venv/bin/python experiments/bench_featurize.py [--seeds 4] [--repeats 5] [--report PATH]
 
 Writes its Markdown report to ``experiments/results/bench_featurize.md``, the
-figures the README and ``docs/training.md`` quote.
+figures ``docs/training.md`` quotes.
 """
 
 from __future__ import annotations

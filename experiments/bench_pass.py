@@ -6,7 +6,7 @@ Both run in the same process on the same parsed text; we report the median
 of ``--repeats`` runs of each (docs/design.md §8: a figure is a ratio against its
 anchor, measured in the same run), plus one end-to-end ``costfuse-opt`` call.
 Writes its Markdown report to ``experiments/results/bench_pass.md``, the
-figures the README quotes.
+figures docs/results.md quotes.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ PYTEST_ARGS = ["-p", "no:cacheprovider", "-m", "not slow and not gpu"]
 PACKAGE_DIRS = {"costfuse": "costfuse", "data": "costfuse/data", "featurize": "costfuse/featurize",
                 "train": "costfuse/train"}
 # What the tests read besides the package (examples, the shipped dataset, experiments.*).
-ASSETS = ["tests", "examples", "experiments", "docs", "README.md", "data"]
+ASSETS = ["tests", "examples", "experiments", "docs", "README.md", "CONTRIBUTING.md", "data"]
 
 
 @dataclass(frozen=True)
@@ -510,7 +510,7 @@ def render(results: dict[Stage, list[FileResult]], equivalent: dict[str, dict], 
         f"Tool: mutmut {version('mutmut')}, one test process at a time under `nice -n 19`, each stage against only "
         f"its own fast test files (pytest `{shlex.join(PYTEST_ARGS)}`).  ",
         f"Written {datetime.date.today().isoformat()}; a periodic check, not part of CI. "
-        "Rerun the same command to resume or refresh; README's Development section says more.", "",
+        "Rerun the same command to resume or refresh; CONTRIBUTING.md says more.", "",
         "Score = (killed + timed out + crashed) / (mutants - equivalent): a mutant that hangs its tests or "
         "crashes the test process (a segfault in the MLIR bindings, an abort) fails a test run too. Goal: >= 85% in each "
         "module. 'no tests': no selected test calls the function. "

@@ -1,7 +1,7 @@
 """``experiments/mutation.py``: the staging tree makes the tests import the mutated copy, and the
 report's arithmetic (equivalent mutants excluded, stale equivalences counted as survivors) holds.
 
-No mutmut run here: that is the periodic check itself (README, Development).
+No mutmut run here: that is the periodic check itself (CONTRIBUTING.md).
 """
 
 import json

@@ -18,7 +18,7 @@ upstream converted) must feed a named op or touch a reshape, and no legal
 generic→generic edge may be left unfused.
 
 The counts come from ``experiments/parity.py``, whose report
-(``experiments/results/parity.md``) is the table the README quotes; the last
+(``experiments/results/parity.md``) is the table docs/usage.md quotes; the last
 test keeps the three equal.
 """
 
@@ -72,12 +72,12 @@ def _table_rows(text: str) -> set[str]:
 
 
 def test_parity_report_and_readme_match_the_script():
-    """The committed report and the README's table are what ``experiments/parity.py`` prints today."""
+    """The committed report and docs/usage.md's table are what ``experiments/parity.py`` prints today."""
     rows = {parity_row(p).markdown() for p in EXAMPLES}
     report = (REPO / "experiments/results/parity.md").read_text()
     assert HEADER in report
     assert _table_rows(report) == rows, "rerun: python experiments/parity.py"
-    readme = REPO / "README.md"
+    readme = REPO / "docs/usage.md"
     readme_rows = {r for r in _table_rows(readme.read_text()) if r.split("|")[1].strip(" `") in
                    {p.name for p in EXAMPLES}}
     assert readme_rows == rows, f"{readme}: the parity table differs from experiments/results/parity.md"

@@ -86,4 +86,4 @@ def test_encoder_layer_explains_each_edge_once():
     module = load_module(str(ENCODER))
     lines = [d.line() for d in run_pipeline(module, FusionPass(Always()))]
     assert len(lines) == len(set(lines))
-    assert print_module(module).count("linalg.generic") == 25  # README's parity table: unchanged
+    assert print_module(module).count("linalg.generic") == 25  # docs/usage.md's parity table: unchanged
