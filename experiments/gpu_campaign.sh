@@ -4,7 +4,9 @@
 #   bash experiments/gpu_campaign.sh OUT [--dry-run]
 #
 # Run from the repo root.  Step 1: the workloads (experiments/gpu_run.py on build/gpu_workloads, as §10
-# says).  Step 2: latency labels (data/profile.py) of data/sm90_v2, then of data/sm90_v1 while time is left.
+# says); step 1b: the L2 model's DRAM check under ncu (experiments/gpu_dram.sh; not in a dry run, and only
+# until data/gpu_rows/dram holds an ncu.csv).  Step 2: latency labels (data/profile.py) of data/sm90_v2, then
+# of data/sm90_v1 while time is left.
 # Every step resumes: the rows committed in data/gpu_rows/{gpu_results,latency_v2,latency_v1} and the rows an
 # earlier call of this session returned, carried as build/gpu_results, build/latency_v2 and build/latency_v1,
 # are copied into OUT first, so OUT always holds every row so far and the finished parts are skipped.  Each
@@ -67,6 +69,12 @@ elif [ -n "$DRY" ]; then
 else
     step workloads $(( $(left) - 60 )) "$PY" experiments/gpu_run.py "$BUILD/gpu_workloads" \
         --out "$OUT/gpu_results" --jobs 12 --warmup-ms 10 --rep-ms 50 --warm-timeout-s 240 --budget-s 420
+fi
+
+# Step 1b: the L2 model's check, each planned kernel once under ncu (experiments/gpu_dram.sh; short).
+if [ -z "$DRY" ] && [ -f "$BUILD/gpu_workloads/manifest.json" ] && [ ! -f "$ROWS/dram/ncu.csv" ]; then
+    export DRAM_TIMEOUT_S=150
+    step dram $(( $(left) > 240 ? 160 : 0 )) bash experiments/gpu_dram.sh "$OUT/dram"
 fi
 
 # Step 2: latency labels, v2 (each group at all its compiled configs) first, then v1 whole programs.

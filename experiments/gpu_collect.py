@@ -8,7 +8,9 @@ campaign resumes from (``gpu_campaign.sh`` copies it into its OUT first):
 - ``latency_v2`` / ``latency_v1``: the profile rows (``data/profile.py``) of
   kernels not filed yet, as one new shard each (the campaign writes a shard
   per batch; hundreds of tiny files serve nobody);
-- ``gpu_results``: each workload's file (``experiments/gpu_run.py``) not filed yet.
+- ``gpu_results``: each workload's file (``experiments/gpu_run.py``) not filed yet;
+- ``dram``: the L2 model's check (``experiments/gpu_dram.sh``: the launch order, ncu's rows and its
+  status), once ncu measured something and none is filed yet.
 
 A row already filed is never replaced: a kernel or workload is measured once
 per campaign, and re-measuring it means deleting its row first, on purpose.
@@ -29,6 +31,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from costfuse.data import profile
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gpu_dram  # noqa: E402  (a sibling script, as gpu_workloads.py imports gpu_plan)
 
 REPO = Path(__file__).resolve().parents[1]
 ROWS = REPO / "data" / "gpu_rows"
@@ -65,6 +70,19 @@ def file_results(src: Path, dest: Path) -> int:
     return len(new)
 
 
+def file_dram(src: Path, dest: Path) -> int:
+    """The DRAM check's files of ``src`` into ``dest`` when ncu measured and ``dest`` has none; how many kernels."""
+    if not (src / "ncu.csv").is_file() or (dest / "ncu.csv").is_file():
+        return 0
+    n = len(gpu_dram.ncu_rows(src / "ncu.csv"))
+    if n:
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in ("launches.jsonl", "ncu.csv", "ncu_status.txt"):
+            if (src / name).is_file():
+                shutil.copy2(src / name, dest / name)
+    return n
+
+
 def collect(campaign: Path, rows: Path = ROWS) -> dict[str, int]:
     """File the rows of ``campaign`` (a ``campaign.tgz`` or the folder it packs) under ``rows``."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -76,6 +94,7 @@ def collect(campaign: Path, rows: Path = ROWS) -> dict[str, int]:
             raise FileNotFoundError(f"{campaign}: no campaign folder or campaign.tgz")
         filed = {d: file_latency(campaign / d, rows / d) for d in LATENCY}
         filed["gpu_results"] = file_results(campaign / "gpu_results", rows / "gpu_results")
+        filed["dram"] = file_dram(campaign / "dram", rows / "dram")
     return filed
 
 

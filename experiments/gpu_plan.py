@@ -122,6 +122,25 @@ def _init_value(v):
     raise PlanError(f"{v.type} defined by {name}, which is neither computed by a kernel nor a constant")
 
 
+def predicted_dram_bytes(func) -> int | None:
+    """The pass's DRAM bytes of a kernel function at its ``costfuse.launch`` (``KernelShape.dram_bytes_at`` on
+    sm_90, the L2 model of docs/design.md), for ``experiments/gpu_dram.py`` to hold against ncu's; ``None``
+    where the pass has no row-kernel shape (v1's generics, a kernel lowered as its one generic)."""
+    from costfuse.data.lower_kernel import kernel_members
+
+    from costfuse.kernel import NotAKernel, analyze_kernel
+    from costfuse.launch import LAUNCH_ATTR, KernelLaunch
+    from costfuse.targets import DEFAULT_TARGET
+
+    if func is None or LAUNCH_ATTR not in func.attributes:
+        return None
+    try:
+        shape = analyze_kernel(kernel_members(func))
+    except NotAKernel:
+        return None
+    return int(shape.dram_bytes_at(KernelLaunch.from_attr(func.attributes[LAUNCH_ATTR]), DEFAULT_TARGET))
+
+
 class _Walker:
     """Builds the plan of one ``@main``: value ids, steps, kernel files."""
 
@@ -203,7 +222,8 @@ class _Walker:
         source = f"k{sum(s['op'] == 'kernel' for s in self.steps):02d}.py"
         (self.out / source).write_text(k.source)
         self.steps.append({"op": "kernel", "source": source, "kernel": k.kernel or f"generic {index}",
-                           "mode": k.mode, "config": k.config.short(), "hbm_bytes": k.hbm_bytes, "inputs": ins,
+                           "mode": k.mode, "config": k.config.short(), "hbm_bytes": k.hbm_bytes,
+                           "dram_bytes": predicted_dram_bytes(self.funcs.get(key)), "inputs": ins,
                            "outputs": [{"init": i} for i in inits], "results": results})
 
     def generic_call(self, call, func, where: str) -> tuple[list[str], list[str], list[str]]:

@@ -161,5 +161,19 @@ def test_the_device_call_packs_every_row_into_one_file(tmp_path):
     filed = gpu_collect.collect(tmp_path / "out" / "campaign.tgz", rows)
     assert filed["latency_v1"] == len(v1) and filed["gpu_results"] == 0
     assert gpu_collect.collect(tmp_path / "out" / "campaign.tgz", rows) == {"latency_v2": 0, "latency_v1": 0,
-                                                                          "gpu_results": 0}   # filed once
+                                                                          "gpu_results": 0, "dram": 0}   # once
     assert len(list((rows / "latency_v1").glob("*.parquet"))) == 1
+
+
+def test_the_dram_check_is_filed_once_ncu_measured(tmp_path):
+    """gpu_dram.sh's files are filed only when ncu counted something, and only once."""
+    src, rows = tmp_path / "campaign" / "dram", tmp_path / "rows"
+    src.mkdir(parents=True)
+    (src / "launches.jsonl").write_text('{"kernel": "main_k0"}\n')
+    (src / "ncu_status.txt").write_text("not measured: ncu not found\n")
+    assert gpu_collect.collect(tmp_path / "campaign", rows)["dram"] == 0 and not (rows / "dram").exists()
+    (src / "ncu.csv").write_text('"ID","Kernel Name","dram__bytes_read.sum","dram__bytes_write.sum"\n'
+                                 '"","","byte","byte"\n"0","kernel","1,024","512"\n')
+    assert gpu_collect.collect(tmp_path / "campaign", rows)["dram"] == 1
+    assert sorted(p.name for p in (rows / "dram").iterdir()) == ["launches.jsonl", "ncu.csv", "ncu_status.txt"]
+    assert gpu_collect.collect(tmp_path / "campaign", rows)["dram"] == 0

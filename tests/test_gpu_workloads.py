@@ -247,3 +247,63 @@ def test_torch_compile_peer_runs_in_the_dry_run(prepared, tmp_path):
     gpu_run.run(prepared, tmp_path / "res", only=["softmax_f32"], dry_run=True, interpreter=interpreter_mode)
     row = pd.read_parquet(tmp_path / "res").set_index("policy").loc["torch.compile"]
     assert row.status == "ok" and row.check == "match" and pd.isna(row.latency_us)
+
+
+def test_groups_plans_carry_the_pass_dram_bytes(prepared):
+    """Each groups kernel step carries the pass's DRAM bytes beside its issued bytes (the L2 model never
+    counts more than is issued); v1's generics have no row-kernel shape and say so with null."""
+    for name in REPRESENTATIVE:
+        for short in SHORT:
+            steps = [s for s in json.loads((prepared / name / short / "plan.json").read_text())["steps"]
+                     if s["op"] == "kernel"]
+            assert all("dram_bytes" in s for s in steps)
+            if short == "v1":
+                assert all(s["dram_bytes"] is None for s in steps)
+                continue
+            row = [s for s in steps if s["dram_bytes"] is not None]
+            assert row, (name, short)
+            assert all(0 < s["dram_bytes"] <= s["hbm_bytes"] for s in row), (name, short)
+
+
+NCU_HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+              '"dram__bytes_read.sum","dram__bytes_write.sum"\n"","","","","","","","{unit}","{unit}"\n')
+
+
+def _ncu_csv(reads: list[str], unit: str = "byte") -> str:
+    """ncu's raw page as it prints it: chatter, the header, a units row, then one row per profiled kernel."""
+    body = "".join(f'"{i}","7","python3","h","kernel","1","7","{r}","0"\n' for i, r in enumerate(reads))
+    return "==PROF== Connected to process 7\n" + NCU_HEADER.format(unit=unit) + body
+
+
+def test_dram_check_runs_each_kernel_once_and_joins_ncu_by_order(prepared, tmp_path):
+    from experiments import gpu_dram
+
+    out = tmp_path / "dram"
+    n = gpu_dram.run(prepared, out, only="softmax_f32", dry_run=True)
+    launches = [json.loads(x) for x in (out / "launches.jsonl").read_text().splitlines()]
+    plans = [json.loads((prepared / "softmax_f32" / p / "plan.json").read_text()) for p in gpu_dram.POLICIES]
+    assert n == len(launches) == sum(s["op"] == "kernel" for p in plans for s in p["steps"])
+    assert "not measured" in gpu_dram.report(out)            # no ncu.csv: nothing measured, nothing invented
+    measured = [x["dram_bytes"] or 1000 for x in launches]
+    (out / "ncu.csv").write_text(_ncu_csv([f"{b:,}" for b in measured]))
+    text = gpu_dram.report(out)
+    assert f"{n} kernels measured: median |error| of `dram_bytes` 0.0%" in text
+    (out / "ncu.csv").write_text(_ncu_csv([f"{b / 1e3}" for b in measured], unit="Kbyte"))
+    assert gpu_dram.join(out)[0]["ncu_dram_bytes"] == pytest.approx(measured[0])
+    (out / "ncu.csv").write_text(_ncu_csv(["1"] * (n + 1)))
+    with pytest.raises(gpu_dram.ReportError, match="cannot join them by order"):
+        gpu_dram.join(out)
+
+
+def test_dram_check_script_dry_run(prepared, tmp_path):
+    """The device script as the GPU machine runs it, on the CPU: no ncu, the kernels interpreted once."""
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "gpu_workloads").symlink_to(prepared)
+    out = tmp_path / "out"
+    env = {**__import__("os").environ, "PYTHON": sys.executable, "CAMPAIGN_BUILD": str(build),
+           "DRAM_ONLY": "softmax_f32"}
+    res = subprocess.run(["bash", "experiments/gpu_dram.sh", str(out), "--dry-run"], cwd=REPO, env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert (out / "launches.jsonl").read_text().strip() and "dry run" in (out / "ncu_status.txt").read_text()
