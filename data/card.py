@@ -6,9 +6,9 @@ Every figure on the card is computed from the Parquet shards: counts, spill
 rates, label sources and versions, the command recorded in the rows, and the
 wall time between the first and the last row written.  What was done to the
 rows after they were generated (the commands, and why) cannot be read from
-them, so it is kept beside them in ``DIR/CHANGES.md`` and copied onto the card.
+them, so it is kept beside them in ``DIR/_CHANGES.md`` and copied onto the card.
 Likewise the GPU runs whose latencies were merged into the rows
-(``DIR/latency_provenance.json``, ``data/merge_latency.py``) are listed
+(``DIR/_latency_provenance.json``, ``data/merge_latency.py``) are listed
 under the label sources.
 
 The schema version of the shards (``data/store.py``) picks the card: v1 rows
@@ -46,7 +46,7 @@ No GPU was used: `latency_us` and `gpu_name` are empty until `costfuse-data prof
 
 def _label_sources(directory: Path, df: pd.DataFrame) -> str:
     """:data:`LABEL_SOURCES`, and once GPU latency has been merged, the profiling runs it came from
-    (``latency_provenance.json``, written by ``costfuse-data merge-latency``)."""
+    (``_latency_provenance.json``, written by ``costfuse-data merge-latency``)."""
     from costfuse.data.merge_latency import PROVENANCE
 
     path = directory / PROVENANCE
@@ -111,8 +111,8 @@ def _size_mb(directory: Path) -> float:
 
 
 def _changes(directory: Path) -> str:
-    changes_md = directory / "CHANGES.md"
-    return (f"\n## Changes after generation (`CHANGES.md`)\n{changes_md.read_text().strip()}\n"
+    changes_md = directory / "_CHANGES.md"
+    return (f"\n## Changes after generation (`_CHANGES.md`)\n{changes_md.read_text().strip()}\n"
             if changes_md.exists() else "")
 
 

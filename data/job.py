@@ -182,7 +182,7 @@ def shard_name(batch: list[tuple[str, int]]) -> str:
     A program id is ``FAMILY-SEED`` and a job gives every program its own seed, families in turn, so
     one batch holds several families: the name says which seeds, not a family.  (It used to start
     with the first program's family, and ``shard-chain-0-...`` read as "chain programs only" while it
-    held every family; the committed datasets keep those names, ``data/sm90_v1/CHANGES.md``.)
+    held every family; the committed datasets keep those names, ``data/sm90_v1/_CHANGES.md``.)
     Deterministic per batch content, so a rerun of the same batch replaces, never duplicates.
     """
     digest = hashlib.sha256(repr(batch).encode()).hexdigest()[:12]

@@ -24,7 +24,7 @@ Only shards whose rows change are rewritten, each atomically and through
 the schema check of ``data/store.py``, so a second merge of the same rows
 changes nothing, and a merge killed half-way is finished by running it
 again.  Provenance, which the dataset's columns cannot hold, goes to
-``DATASET/latency_provenance.json`` (:data:`PROVENANCE`): one entry per
+``DATASET/_latency_provenance.json`` (:data:`PROVENANCE`): one entry per
 profiling run (its command, ``do_bench`` settings, GPU, torch/Triton/CUDA
 versions, first and last row time, kernels timed), so every latency can be
 traced to the command, date and versions that produced it (docs/design.md §3).
@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 from costfuse.data.atomic import write_json
 from costfuse.data.store import read_shard, shard_version, shards, write_shard
 
-PROVENANCE = "latency_provenance.json"
+PROVENANCE = "_latency_provenance.json"   # "_": pyarrow's dataset discovery skips it
 RUN_KEYS = ("command", "bench", "gpu_name", "torch_version", "triton_version", "cuda_version")
 _PROFILE_COLUMNS = ("kernel_id", "status", "latency_us", "gpu_name", "triton_version", "created_at", *RUN_KEYS)
 

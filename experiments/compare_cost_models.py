@@ -426,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
 
         table = LatencyTable.from_frame(rows[rows["arch"] == args.arch])
         latency = measure_latency(table, specs, held, policies, runs, members, kernels)
-        latency.provenance = data / "latency_provenance.json"
+        latency.provenance = data / "_latency_provenance.json"
     (Path(args.out) / "results").mkdir(parents=True, exist_ok=True)
     report = build_report(args, command, specs, workloads, held, policies, runs, kernels, split_info, seed,
                           learned_h, has_latency, pass_s, results, time.perf_counter() - t_start, latency)

@@ -118,7 +118,7 @@ def report(chain0, kernels, tmp_path, with_latency: bool) -> str:
     latency = None
     if with_latency:
         latency = ccm.measure_latency(LatencyTable.from_frame(chain0), specs, held, policies, runs, members, kernels)
-        latency.provenance = Path("data/sm90_v1/latency_provenance.json")
+        latency.provenance = Path("data/sm90_v1/_latency_provenance.json")
     return ccm.build_report(args, "cmd", specs, held, held, policies, runs, kernels,
                             {"programs": 1, "test_programs": 1, "test_rows": 22}, 0, learned, with_latency,
                             {"always": [0.01]}, [], 1.0, latency)
@@ -156,7 +156,7 @@ def test_with_latency_each_model_has_its_sum_and_its_gaps(chain0, kernels, tmp_p
         "| learned | 1 | 15.0 | 15.0 | +0.0% | -85.0% (1 programs) |"]
     assert ("| `heuristic` | learned's summed GPU latency vs the oracle DP and the best threshold by latency | "
             "+0.0% over 1 programs; -85.0% vs `threshold(1,4)` over 1 |") in text
-    assert "latency_provenance.json" in text and "GPU latency goals" not in text
+    assert "_latency_provenance.json" in text and "GPU latency goals" not in text
 
 
 def test_the_latency_table_says_which_programs_have_no_oracle_and_when_no_threshold_is_measured():

@@ -183,3 +183,14 @@ def test_a_dataset_read_at_another_version_is_refused(tmp_path):
     write_shard(tmp_path, "a", [row()])
     with pytest.raises(SchemaError, match="schema version 1, expected 2"):
         read_dataset(tmp_path, 2)
+
+
+@pytest.mark.parametrize("name", ["sm90_v1", "sm90_v2"])
+def test_a_shipped_dataset_reads_as_one_parquet_dataset(name):
+    """Notes beside the shards (``_CHANGES.md``, ``_latency_provenance.json``) start with "_", which pyarrow's
+    discovery skips, so ``pd.read_parquet(DIR)`` reads a shipped dataset as it is (issue #27, bug 10)."""
+    import pandas as pd
+
+    directory = Path(__file__).resolve().parents[1] / "data" / name
+    assert all(p.suffix == ".parquet" or p.name.startswith("_") for p in directory.iterdir())
+    assert len(pd.read_parquet(directory, columns=["kernel_id"])) > 1000
