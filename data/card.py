@@ -188,7 +188,7 @@ almost nothing spills, so each fused group is also compiled at configs sampled
 around it, stratified by that pressure (`data/config_sampling.py`, whose
 docstring records the pilot measurements). Singletons are labelled at the
 heuristic config only: they keep every program partitionable for the oracle DP.
-Groups per program are capped as `data/groups.py` describes.
+Groups per program are capped as `data/edge_groups.py` describes.
 {_changes(directory)}"""
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from costfuse.data.compile import CompilePool, CompileResult, CompileTask, arch_name, parse_arch, ptxas_version, triton_version
 from costfuse.data.dedupe import keep_new_kernels
 from costfuse.data.families import FAMILIES, generate
-from costfuse.data.groups import DEFAULT_MAX_GROUPS, enumerate_groups, fuse_group
+from costfuse.data.edge_groups import DEFAULT_MAX_GROUPS, enumerate_groups, fuse_group
 from costfuse.data.config_sampling import DEFAULT_BOUND_WORDS, sample_configs
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.data.lower import analyze, generic_as_function, lower_generic

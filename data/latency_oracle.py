@@ -2,7 +2,7 @@
 
 Once GPU latency has been merged into a dataset (``costfuse-data
 merge-latency``, :mod:`costfuse.data.merge_latency`), each of a program's
-fusion groups (``data/groups.py``: a member set such as ``g3+g4+g5`` fused into
+fusion groups (``data/edge_groups.py``: a member set such as ``g3+g4+g5`` fused into
 one kernel) has a latency at each config it was profiled at.  A group's
 latency is the *minimum* over its labelled configs: the oracle may pick the
 launch config too.  The oracle is the partition of the program's generics
@@ -43,7 +43,7 @@ _MEMBER = re.compile(r"^g(\d+)$")
 
 
 def members_of(label: str) -> frozenset[int]:
-    """``"g3+g4+g5"`` -> ``{3, 4, 5}``: the member ordinals of a group label (``data/groups.py``)."""
+    """``"g3+g4+g5"`` -> ``{3, 4, 5}``: the member ordinals of a group label (``data/edge_groups.py``)."""
     out = set()
     for part in label.split("+"):
         m = _MEMBER.match(part)

@@ -226,7 +226,7 @@ def run_pass(model: EdgePolicy, text: str, kernels: Kernels) -> tuple[list[str],
 
 
 def kernel_members(decisions, n: int) -> list[frozenset[int]]:
-    """The generics (1-based ordinals, as ``data/groups.py`` numbers a program's) in each kernel a pass run left.
+    """The generics (1-based ordinals, as ``data/edge_groups.py`` numbers a program's) in each kernel a pass run left.
 
     The pass labels generic i ``gi`` and a fused op ``P+C``, so its accepted
     decisions spell out which generics each kernel holds.  A fused op takes

@@ -9,7 +9,7 @@ import pytest
 
 from costfuse.ir import parse_module
 from costfuse.data.families import FAMILIES, generate
-from costfuse.data.groups import enumerate_groups, fuse_group
+from costfuse.data.edge_groups import enumerate_groups, fuse_group
 from costfuse.data.launch_config import LaunchConfig, heuristic_config
 from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION, features
 from costfuse.featurize.features import (FeatureError, analyze_generic, bytes_saved_exact, find_generic, launch_params,
@@ -142,7 +142,7 @@ def _chain(n: int) -> str:
 
 
 def test_bytes_saved_estimate_is_exact_on_a_same_shape_chain():
-    from costfuse.data.groups import Group
+    from costfuse.data.edge_groups import Group
     text = _chain(4)
     parts_module, fused_module = parse_module(text), parse_module(text)
     with parts_module.context:

@@ -6,7 +6,7 @@ from costfuse.graph import chain_length
 from costfuse.ir import parse_module, print_module
 from costfuse.reference import assert_same_semantics
 from costfuse.data.families import generate
-from costfuse.data.groups import enumerate_groups, fuse_group
+from costfuse.data.edge_groups import enumerate_groups, fuse_group
 from costfuse.data.lower import generic_as_function
 
 

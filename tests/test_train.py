@@ -20,7 +20,7 @@ import pytest
 
 from costfuse.ir import parse_module
 from costfuse.data.families import FAMILIES, generate
-from costfuse.data.groups import enumerate_groups, fuse_group
+from costfuse.data.edge_groups import enumerate_groups, fuse_group
 from costfuse.data.launch_config import LaunchConfig, heuristic_config
 from costfuse.data.lower import generic_as_function
 from costfuse.data.store import SCHEMA, write_shard
