@@ -121,8 +121,8 @@ STAGES = (
     *(Stage(f"lower_{part}" if part else "lower", (f"data/lower{'_' + part if part else ''}.py",),
             ("tests/data/test_lower.py", "tests/data/test_lower_gather.py", *LOWER_MUTANT_TESTS.get(part, ())))
       for part in ("reduction", "body", "")),
-    Stage("compile", ("data/compile.py",), ("tests/data/test_compile.py", "tests/data/test_cli_compile.py",
-                                            "tests/data/test_mutants_compile.py")),
+    Stage("compile", ("data/compile.py", "data/ptxas_output.py"),
+          ("tests/data/test_compile.py", "tests/data/test_cli_compile.py", "tests/data/test_mutants_compile.py")),
 )
 
 

@@ -1,4 +1,4 @@
-"""data.compile: triton.compile for sm_80/90/100 on the CPU, ptxas -v labels,
+"""data.compile and data.ptxas_output: triton.compile for sm_80/90/100 on the CPU, ptxas -v labels,
 timeouts, memory caps and the result cache."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import pytest
 from lowering_cases import Operand, generic_module, row_reduction
 
 from costfuse.ir import parse_module
-from costfuse.data.compile import (CompilePool, CompileResult, CompileTask, CubinUsage, ResultCache, compile_kernel,
-                                   cubin_resource_usage, kernel_id, parse_arch, parse_ptxas_log, ptxas_version,
-                                   triton_version)
+from costfuse.data.compile import (CompilePool, CompileResult, CompileTask, ResultCache, compile_kernel, kernel_id,
+                                   parse_arch, ptxas_version, triton_version)
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.data.lower import generics_of, lower_generic
+from costfuse.data.ptxas_output import CubinUsage, cubin_resource_usage, parse_ptxas_log
 
 LOG_SM90 = """ptxas info    : 0 bytes gmem
 ptxas info    : Compiling entry function 'kernel' for 'sm_90a'

@@ -35,10 +35,11 @@ import triton
 from test_compile import LOG_SM90, LOG_SM100, SMALL, _kernel
 from triton.backends.compiler import GPUTarget
 
-from costfuse.data.compile import (EIATTR_FRAME_SIZE, EIATTR_REGCOUNT, CompilePool, CompileResult, CompileTask,
-                                   CubinUsage, PtxasStats, ResultCache, _worker_entry, _worker_main, compile_kernel,
-                                   cubin_resource_usage, kernel_id, parse_ptxas_log, ptxas_version)
+from costfuse.data.compile import (CompilePool, CompileResult, CompileTask, ResultCache, _worker_entry, _worker_main,
+                                   compile_kernel, kernel_id, ptxas_version)
 from costfuse.data.launch_config import LaunchConfig
+from costfuse.data.ptxas_output import (EIATTR_FRAME_SIZE, EIATTR_REGCOUNT, CubinUsage, PtxasStats,
+                                        cubin_resource_usage, parse_ptxas_log)
 
 MEM = 3 << 30
 
