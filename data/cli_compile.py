@@ -134,8 +134,9 @@ def _describe(kernel) -> str:
 def _lower(module, config):
     """(report, unit, names): every kernel function when the module has any
     (``data.lower_kernel``, each at its own ``costfuse.launch``), else every generic (v1)."""
-    from costfuse.data.lower import lower_module
-    from costfuse.data.lower_kernel import function_name, kernel_functions, lower_kernels
+    from costfuse.data.lowering.generic import lower_module
+    from costfuse.data.lowering.kernel import lower_kernels
+    from costfuse.data.lowering.kernel_function import function_name, kernel_functions
 
     funcs = kernel_functions(module)
     if not funcs:

@@ -449,7 +449,7 @@ def compile_kernel(src: str, config: LaunchConfig, arch: str | int = "sm_90", *,
                    keep_cubin: bool = False) -> CompileResult:
     """Compile one generated kernel source for ``arch`` and return its labels.
 
-    ``src`` is a file text from :func:`data.lower.lower_generic` (it carries
+    ``src`` is a kernel file text from :mod:`data.lowering` (it carries
     ``SIGNATURE``/``KERNEL_NAME``); ``config`` supplies the constexprs and
     ``num_warps``/``num_stages``.  Runs in a fresh worker process bounded by
     ``timeout_s`` and ``mem_limit_gb``; for many kernels use

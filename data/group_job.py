@@ -5,7 +5,7 @@ Unit of work and of resume: one *group program* ``(kind, seed)``
 under every group policy (``always``, ``analytical``, ``inductor``, ``xla``);
 every distinct kernel function they outline is a *group candidate*, named by
 ``group_id`` (a hash of the kernel function without its launch).  Each
-candidate is lowered (``data/lower_kernel.py``) and compiled at:
+candidate is lowered (``data/lowering/kernel.py``) and compiled at:
 
 * the heuristic launch (``costfuse.launch.heuristic_launch``);
 * the launch each policy chose for it, and the one each of ``analytical``,
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from costfuse.data.compile import arch_name
 from costfuse.data.group_programs import GROUP_KINDS, draw_params, generate_group_program
 from costfuse.data.job import Candidate, _unlabelled
-from costfuse.data.lower_body import UnsupportedOp
+from costfuse.data.lowering.unsupported import UnsupportedOp
 from costfuse.data.store import params_json
 
 POLICIES = ("always", "analytical", "inductor", "xla")
@@ -108,7 +108,8 @@ class _Group:
 
 def _formed_groups(text: str, program_id: str) -> dict[str, _Group]:
     """Every distinct kernel function the group policies outline for the program."""
-    from costfuse.data.lower_kernel import function_name, kernel_as_function, kernel_functions, kernel_launch
+    from costfuse.data.lowering.kernel_function import function_name, kernel_functions, kernel_launch
+    from costfuse.data.lowering.reference_functions import kernel_as_function
 
     from costfuse.cost_models import policy_class
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
@@ -164,7 +165,8 @@ def group_configs(shape, picks: dict, spec: GroupJobSpec, rng: random.Random) ->
 
 def program_candidates(kind: str, seed: int, spec: GroupJobSpec) -> list[Candidate]:
     """Every group candidate of one program at each of its configs, lowered (no compile here)."""
-    from costfuse.data.lower_kernel import kernel_members, lower_kernel
+    from costfuse.data.lowering.kernel import lower_kernel
+    from costfuse.data.lowering.kernel_function import kernel_members
 
     from costfuse.ir import parse_module
     from costfuse.kernel import NotAKernel, analyze_kernel

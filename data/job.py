@@ -29,11 +29,13 @@ from dataclasses import dataclass, field
 from costfuse.data.compile import CompilePool, CompileResult, CompileTask, arch_name, parse_arch, ptxas_version, triton_version
 from costfuse.data.dedupe import keep_new_kernels
 from costfuse.data.families import FAMILIES, generate
-from costfuse.data.edge_groups import DEFAULT_MAX_GROUPS, enumerate_groups, fuse_group
 from costfuse.data.config_sampling import DEFAULT_BOUND_WORDS, sample_configs
+from costfuse.data.edge_groups import DEFAULT_MAX_GROUPS, enumerate_groups, fuse_group
 from costfuse.data.launch_config import LaunchConfig
-from costfuse.data.lower import analyze, generic_as_function, lower_generic
-from costfuse.data.lower_body import UnsupportedOp
+from costfuse.data.lowering.generic import lower_generic
+from costfuse.data.lowering.generic_info import analyze
+from costfuse.data.lowering.reference_functions import generic_as_function
+from costfuse.data.lowering.unsupported import UnsupportedOp
 from costfuse.data.store import done_programs, params_json, stored_kernels, write_shard
 
 from costfuse.ir import parse_module

@@ -143,8 +143,8 @@ def row_lengths(df: pd.DataFrame) -> pd.Series:
     is what the lowering tiled, so it is what a thread held.  One parse per
     group candidate (``group_id`` names its kernel function), ~5 ms each.
     """
-    from costfuse.data.lower_body import UnsupportedOp
-    from costfuse.data.lower_kernel import kernel_members
+    from costfuse.data.lowering.kernel_function import kernel_members
+    from costfuse.data.lowering.unsupported import UnsupportedOp
     from costfuse.ir import IRError, new_context, parse_module
     from costfuse.kernel import NotAKernel, analyze_kernel
 

@@ -1,7 +1,7 @@
 """Check a lowered kernel against IREE on the CPU (the lowering's oracle).
 
 For one generic: wrap it as a standalone function
-(:func:`data.lower.generic_as_function`), draw seeded random operands
+(:func:`data.lowering.reference_functions.generic_as_function`), draw seeded random operands
 (:func:`costfuse.reference.random_inputs`), run it with IREE llvm-cpu
 (:func:`costfuse.reference.run_mlir`), run the Triton kernel on the same
 operands under the interpreter (:func:`data.interpret.run_interpreted`) and
@@ -18,7 +18,12 @@ from dataclasses import dataclass
 
 from costfuse.ir import IRError
 from costfuse.data.launch_config import LaunchConfig
-from costfuse.data.lower import UnsupportedOp, analyze, generic_as_function, generics_of, lower_generic
+from costfuse.data.lowering.generic import lower_generic
+from costfuse.data.lowering.generic_info import analyze
+from costfuse.data.lowering.reference_functions import generic_as_function
+from costfuse.data.lowering.unsupported import UnsupportedOp
+from costfuse.data.lowering.walk import block_ops, generics_of, operation
+from costfuse.graph import body
 
 FUNCTION = "generic"
 
@@ -32,10 +37,10 @@ def reduction_tolerance_scale(rnumel: int) -> float:
 
 def float_types_of(op) -> set[str]:
     """Every float type a generic touches: operands and body values."""
-    g = op.operation.opview if hasattr(op, "operation") else op
+    g = operation(op).opview
     types = {str(v.type.element_type) for v in (*g.inputs, *g.outputs)}
-    for inner in g.regions[0].blocks[0].operations:
-        types.update(str(r.type) for r in inner.operation.results)
+    for inner in block_ops(body(g)):
+        types.update(str(r.type) for r in inner.results)
     return types & {"f64", "f32", "f16", "bf16"}
 
 
@@ -87,7 +92,7 @@ class Verdict:
 
 def verify_module(module, seed: int = 0, config_for=None, kernel_dir=None) -> list[Verdict]:
     """:func:`verify_generic` for every generic of ``module`` (in
-    :func:`data.lower.generics_of` order); ``config_for(info)`` may pick configs."""
+    :func:`data.lowering.walk.generics_of` order); ``config_for(info)`` may pick configs."""
     verdicts = []
     for i, g in enumerate(generics_of(module)):
         try:

@@ -1,7 +1,8 @@
 """Check a kernel function's Triton kernel against IREE on the CPU.
 
 The v2 counterpart of :func:`data.verify.verify_generic`: IREE llvm-cpu runs
-a public copy of the kernel function (:func:`data.lower_kernel.kernel_as_function`)
+a public copy of the kernel function
+(:func:`data.lowering.reference_functions.kernel_as_function`)
 on seeded random arguments, the lowered kernel runs under Triton's
 interpreter on the same arguments, and the results are compared with the
 loosest tolerance among the float types the members compute in, scaled for
@@ -16,8 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from costfuse.data.lower import LoweredKernel
-from costfuse.data.lower_kernel import kernel_as_function, kernel_members, lower_kernel
+from costfuse.data.lowering.kernel import lower_kernel
+from costfuse.data.lowering.kernel_function import kernel_members
+from costfuse.data.lowering.reference_functions import kernel_as_function
+from costfuse.data.lowering.source import LoweredKernel
 from costfuse.data.verify import float_types_of, reduction_tolerance_scale, verify_generic
 from costfuse.graph import iterator_kinds
 from costfuse.kernel import NotAKernel, analyze_kernel

@@ -29,7 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from costfuse.ir import parse_module  # noqa: E402
 from costfuse.data.compile import CompilePool, CompileTask, parse_arch, ptxas_version, triton_version  # noqa: E402
-from costfuse.data.lower import UnsupportedOp, generics_of, lower_generic  # noqa: E402
+from costfuse.data.lowering.generic import lower_generic  # noqa: E402
+from costfuse.data.lowering.unsupported import UnsupportedOp  # noqa: E402
+from costfuse.data.lowering.walk import generics_of  # noqa: E402
 
 MAX_BODY_OPS = 32
 UNARY = ["math.exp", "math.tanh", "arith.negf", "math.absf", "math.sqrt", "math.erf", "math.log1p"]

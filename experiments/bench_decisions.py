@@ -105,7 +105,7 @@ class Recorder(Always):
         self.seen: list[tuple[str, str, str]] = []
 
     def decide(self, candidate: FusionCandidate) -> Decision:
-        from costfuse.data.lower import generic_as_function
+        from costfuse.data.lowering.reference_functions import generic_as_function
 
         self.seen.append(tuple(generic_as_function(op, "kernel")
                                for op in (candidate.fused, candidate.producer, candidate.consumer)))
@@ -122,7 +122,7 @@ def collect(texts: list[str], limit: int | None) -> list[tuple[str, str, str]]:
 
 
 def lowered(text: str, policy: str, ctx):
-    from costfuse.data.lower import lower_generic
+    from costfuse.data.lowering.generic import lower_generic
     from costfuse.featurize.features import analyze_generic, find_generic
 
     module = parse_module(text, context=ctx)

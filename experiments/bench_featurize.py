@@ -23,7 +23,7 @@ from pathlib import Path
 
 from costfuse.data.families import FAMILIES, generate
 from costfuse.data.edge_groups import enumerate_groups, fuse_group
-from costfuse.data.lower import generic_as_function
+from costfuse.data.lowering.reference_functions import generic_as_function
 from costfuse.featurize.features import analyze_generic, features, find_generic
 from iree.compiler import ir
 

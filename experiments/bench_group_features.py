@@ -31,7 +31,7 @@ from bench_report import add_report_arg, command_line, conditions, emit  # noqa:
 
 def shapes() -> list:
     """(workload, members, shape) of every row kernel the analytical policy outlines on the workloads."""
-    from costfuse.data.lower_kernel import kernel_functions, kernel_members
+    from costfuse.data.lowering.kernel_function import kernel_functions, kernel_members
 
     from costfuse.cost_models.analytical import Analytical
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline

@@ -185,8 +185,9 @@ class Kernels:
         self.by_text: dict[str, KernelInfo] = {}
 
     def add(self, op) -> str:
-        from costfuse.data.lower import generic_as_function, lower_generic
-        from costfuse.data.lower_body import UnsupportedOp
+        from costfuse.data.lowering.generic import lower_generic
+        from costfuse.data.lowering.reference_functions import generic_as_function
+        from costfuse.data.lowering.unsupported import UnsupportedOp
         from costfuse.featurize.features import analyze_generic, find_generic
 
         text = generic_as_function(op, "kernel")

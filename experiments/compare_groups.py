@@ -181,7 +181,7 @@ def model_costs(model) -> dict[str, float]:
 
 def run_v1(text: str, path: Path):
     """Elementwise fusion as upstream, then one kernel per generic."""
-    from costfuse.data.lower import lower_module
+    from costfuse.data.lowering.generic import lower_module
 
     from costfuse.cost_models import Always
     from costfuse.fusion_pass import FusionPass, run_pipeline
@@ -195,7 +195,7 @@ def run_v1(text: str, path: Path):
 
 
 def run_groups(text: str, path: Path, model):
-    from costfuse.data.lower_kernel import lower_kernels
+    from costfuse.data.lowering.kernel import lower_kernels
 
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
     from costfuse.ir import parse_module

@@ -3,9 +3,9 @@
 The GPU machine has torch and triton but no IREE (docs/design.md §5), so it
 cannot read MLIR.  This module, on the CPU, runs a policy's pass the way
 ``experiments/compare_groups.py`` does (``run_v1``: elementwise fusion, one
-kernel per generic, :func:`costfuse.data.lower.lower_module`; ``run_groups``:
+kernel per generic, :func:`costfuse.data.lowering.generic.lower_module`; ``run_groups``:
 kernel groups, one kernel per outlined function,
-:func:`costfuse.data.lower_kernel.lower_kernels`), then walks ``@main`` in
+:func:`costfuse.data.lowering.kernel.lower_kernels`), then walks ``@main`` in
 order and writes what each op does in terms ``experiments/gpu_run.py``
 executes with torch alone:
 
@@ -47,7 +47,7 @@ def passed_module(text: str, path: Path, policy: str, model=None):
     module = parse_module(text, str(path))
     t0 = time.perf_counter()
     if policy == "v1":
-        from costfuse.data.lower import lower_module
+        from costfuse.data.lowering.generic import lower_module
 
         from costfuse.cost_models.always import Always
         from costfuse.fusion_pass import FusionPass, run_pipeline
@@ -55,7 +55,7 @@ def passed_module(text: str, path: Path, policy: str, model=None):
         run_pipeline(module, FusionPass(Always()))
         dt = time.perf_counter() - t0
         return module, lower_module(module), dt
-    from costfuse.data.lower_kernel import lower_kernels
+    from costfuse.data.lowering.kernel import lower_kernels
 
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 
@@ -74,7 +74,7 @@ def main_function(module):
 
 def _tensor(v) -> tuple[list[int], str]:
     """(shape, torch dtype name) of a ranked static tensor value."""
-    from costfuse.data.dtypes import ELEM_TYPES
+    from costfuse.data.lowering.element_types import ELEM_TYPES
     from iree.compiler import ir
 
     t = ir.RankedTensorType(v.type)
@@ -126,7 +126,7 @@ def predicted_dram_bytes(func) -> int | None:
     """The pass's DRAM bytes of a kernel function at its ``costfuse.launch`` (``KernelShape.dram_bytes_at`` on
     sm_90, the L2 model of docs/design.md), for ``experiments/gpu_dram.py`` to hold against ncu's; ``None``
     where the pass has no row-kernel shape (v1's generics, a kernel lowered as its one generic)."""
-    from costfuse.data.lower_kernel import kernel_members
+    from costfuse.data.lowering.kernel_function import kernel_members
 
     from costfuse.kernel import NotAKernel, analyze_kernel
     from costfuse.launch import LAUNCH_ATTR, KernelLaunch
@@ -227,10 +227,10 @@ class _Walker:
                            "outputs": [{"init": i} for i in inits], "results": results})
 
     def generic_call(self, call, func, where: str) -> tuple[list[str], list[str], list[str]]:
-        """A kernel function lowered as its one generic (``data.lower_kernel``: not a row kernel): the kernel
+        """A kernel function lowered as its one generic (``data.lowering.kernel``: not a row kernel): the kernel
         takes the generic's operands, so map each to the call's operand or to the init the function clones,
         and the generic's results to the call's results through ``func.return``."""
-        from costfuse.data.lower_kernel import kernel_members
+        from costfuse.data.lowering.kernel_function import kernel_members
 
         from costfuse.rowspace import gathers
 
@@ -265,7 +265,7 @@ def kernel_index(module, report) -> dict:
         raise PlanError(f"{len(report.unsupported)} of {report.total} {report.what} did not lower "
                         f"(first: {i}: {err})")
     if report.what == "generics":
-        from costfuse.data.lower import generics_of
+        from costfuse.data.lowering.walk import generics_of
 
         generics = generics_of(module)
         return {generics[i].operation: (i, k) for i, k in report.kernels}

@@ -119,7 +119,7 @@ def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
     """Decide every group with the policy at spill cut ``cut`` (f1 or recall), compile its decision configs,
     score them."""
     from costfuse.data.compile import CompilePool, CompileTask, parse_arch
-    from costfuse.data.lower_kernel import lower_kernel
+    from costfuse.data.lowering.kernel import lower_kernel
 
     from costfuse.cost_models.learned_groups import LearnedGroups
 
@@ -147,7 +147,7 @@ def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
 
 
 def run(v2: Path, v1: Path, top: int, jobs: int, command: str) -> str:
-    from costfuse.data.lower_kernel import kernel_members
+    from costfuse.data.lowering.kernel_function import kernel_members
     from costfuse.data.store import read_dataset
 
     from costfuse.ir import parse_module

@@ -11,7 +11,7 @@ the report (``experiments/results/mutation.md``) is rewritten after every stage.
 After adding tests, ``--rerun-survivors`` retests the survivors only.
 
 Why a driver and not a ``[tool.mutmut]`` section in our pyproject: mutmut 3
-names a mutant after its file's path (``data/lower.py`` -> ``data.lower``) and
+names a mutant after its file's path (``data/store.py`` -> ``data.store``) and
 switches it on only inside functions whose ``__module__`` is that name, but our
 package-dir mapping installs ``data/`` as ``costfuse.data``; run from the repo
 root, the tests would import the editable install and no ``data/`` mutant would
@@ -85,9 +85,21 @@ GROUP_TESTS = ("tests/test_kernel_shape.py", "tests/test_peer_models.py", "tests
                "tests/test_outline_structure.py", "tests/test_mutants_inductor.py", "tests/test_mutants_xla_group_time.py",
                "tests/test_mutants_groups.py")
 
-# Each lowering stage's own file of tests written for its survivors (by the part of data/lower*.py).
-LOWER_MUTANT_TESTS = {"reduction": ("tests/data/test_mutants_lower_reduction.py",),
-                      "body": ("tests/data/test_mutants_lower_body.py",), "": ("tests/data/test_mutants_lower.py",)}
+# The lowering's stages (data/lowering/): the files each mutates, and the tests written for its survivors,
+# which run after the lowering tests every stage shares (LOWER_TESTS).
+LOWER_TESTS = ("tests/data/test_lower.py", "tests/data/test_lower_gather.py")
+LOWER_STAGES = (
+    ("lower_reduction", ("data/lowering/reduction.py",), ("tests/data/test_mutants_lower_reduction.py",)),
+    ("lower_body", ("data/lowering/body.py",), ("tests/data/test_mutants_lower_body.py",)),
+    ("lower_walk", ("data/lowering/walk.py",),
+     ("tests/data/test_lower_kernel.py", "tests/data/test_mutants_lower.py", "tests/data/test_mutants_lower_reduction.py")),
+    ("lower_reference", ("data/lowering/reference_functions.py",),
+     ("tests/data/test_lower_kernel.py", "tests/data/test_mutants_lower.py", "tests/data/test_mutants_lower_kernel.py")),
+    ("lower", ("data/lowering/generic.py", "data/lowering/generic_info.py", "data/lowering/index_space.py",
+               "data/lowering/kernel_args.py", "data/lowering/source.py", "data/lowering/report.py",
+               "data/lowering/unsupported.py"),
+     ("tests/data/test_mutants_lower.py",)),
+)
 
 # In priority order: the small core modules first, then the larger ones, fastest tests first.
 STAGES = (
@@ -113,14 +125,12 @@ STAGES = (
     Stage("cost_models_learned", ("costfuse/cost_models/learned.py", "costfuse/cost_models/forest.py",
                                   "costfuse/cost_models/bundle.py", "costfuse/cost_models/registry.py"),
           ("tests/test_learned.py", "tests/test_bundle.py", "tests/test_mutants_learned.py")),
-    Stage("lower_kernel", ("data/lower_kernel.py",),
+    Stage("lower_kernel", ("data/lowering/kernel.py", "data/lowering/kernel_function.py"),
           ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py",
            "tests/data/test_mutants_lower_kernel.py")),
-    # One stage per file: a surviving lowering mutant reruns every IREE comparison (~100 s), so these
-    # stages run for hours; split, each file's verdicts land in the report as soon as its stage ends.
-    *(Stage(f"lower_{part}" if part else "lower", (f"data/lower{'_' + part if part else ''}.py",),
-            ("tests/data/test_lower.py", "tests/data/test_lower_gather.py", *LOWER_MUTANT_TESTS.get(part, ())))
-      for part in ("reduction", "body", "")),
+    # A few modules per stage: a surviving lowering mutant reruns every IREE comparison (~100 s), so these
+    # stages run for hours; split, each stage's verdicts land in the report as soon as it ends.
+    *(Stage(name, files, LOWER_TESTS + tests) for name, files, tests in LOWER_STAGES),
     Stage("compile", ("data/compile.py", "data/ptxas_output.py"),
           ("tests/data/test_compile.py", "tests/data/test_cli_compile.py", "tests/data/test_mutants_compile.py")),
 )
@@ -299,7 +309,7 @@ def _meta_path(stage: Stage, f: str, work: Path) -> Path:
 
 
 def _module(f: str) -> str:
-    """``data/lower.py`` -> ``costfuse.data.lower``: the prefix of its mutants' names."""
+    """``data/lowering/generic.py`` -> ``costfuse.data.lowering.generic``: the prefix of its mutants' names."""
     return installed_path(f)[:-3].replace("/", ".")
 
 

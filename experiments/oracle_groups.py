@@ -54,8 +54,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from costfuse.data.compile import CompileResult, CompileTask, parse_arch
-from costfuse.data.lower import UnsupportedOp
-from costfuse.data.lower_kernel import lower_kernel
+from costfuse.data.lowering.kernel import lower_kernel
+from costfuse.data.lowering.unsupported import UnsupportedOp
 from iree.compiler import ir
 
 from costfuse.groups import Kernel

@@ -33,7 +33,7 @@ N_ESTIMATORS = 20
 def kernel_shape(kernel_ir: str):
     """``(module, shape)``: the :class:`costfuse.kernel.KernelShape` of a stored kernel function (a v2
     row's ``ir``) and the module its members live in (keep it as long as the shape is used)."""
-    from costfuse.data.lower_kernel import kernel_members
+    from costfuse.data.lowering.kernel_function import kernel_members
     from costfuse.ir import parse_module
     from costfuse.kernel import analyze_kernel
 

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import pytest
 from costfuse.data.launch_config import heuristic_config
-from costfuse.data.lower import lower_generic
+from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.mlir_text import Program, amap, ident, tensor
 
 from costfuse.cli import opt_main

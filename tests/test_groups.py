@@ -2,12 +2,12 @@
 
 from corpus import CORPUS
 
+from costfuse.data.edge_groups import enumerate_groups, fuse_group
 from costfuse.graph import chain_length
 from costfuse.ir import parse_module, print_module
 from costfuse.reference import assert_same_semantics
 from costfuse.data.families import generate
-from costfuse.data.edge_groups import enumerate_groups, fuse_group
-from costfuse.data.lower import generic_as_function
+from costfuse.data.lowering.reference_functions import generic_as_function
 
 
 def labels(text, **kw):

@@ -199,7 +199,7 @@ def test_a_multi_use_producer_is_recomputed_or_stored_as_the_model_decides(model
     """``p = x*x`` feeds a row sum and, through a reshape round trip that keeps them apart, a consumer
     of that sum.  Recomputing ``p`` in the consumer stores it nowhere (analytical: faster; inductor:
     one read and one op, so it inlines it); ``always`` and ``xla`` store it."""
-    from costfuse.data.lower_kernel import kernel_functions
+    from costfuse.data.lowering.kernel_function import kernel_functions
     from costfuse.data.verify_kernel import verify_kernel
 
     after, p = grouped(RECOMPUTE, MODELS[model]())

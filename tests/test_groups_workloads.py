@@ -14,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from costfuse.data.lower_kernel import kernel_functions, lower_kernels
+from costfuse.data.lowering.kernel import lower_kernels
+from costfuse.data.lowering.kernel_function import kernel_functions
 from costfuse.data.verify_kernel import verify_kernel
 
 from costfuse.cost_models import policy_class

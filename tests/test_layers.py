@@ -96,7 +96,7 @@ def test_every_layer_imports_only_downwards():
 
 
 @pytest.mark.parametrize("text, layer", [
-    ("from costfuse.data.lower import lower_generic", "data"),
+    ("from costfuse.data.lowering.generic import lower_generic", "data"),
     ("from costfuse.cost_models import policy_class", "cost_models"),
     ("import costfuse.featurize.features", "featurize"),
     ("from costfuse.group_pass import GroupFusionPass", "passes"),

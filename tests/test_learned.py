@@ -32,8 +32,8 @@ SHIPPED = (SHIPPED_MODEL_DIR / "metadata.json").is_file()
 
 def _tiny_table():
     """Features of every fused group of 3 programs per family at 3 configs, with rule-made labels."""
-    from costfuse.data.families import FAMILIES, generate
     from costfuse.data.edge_groups import enumerate_groups, fuse_group
+    from costfuse.data.families import FAMILIES, generate
     from costfuse.data.launch_config import LaunchConfig, heuristic_config
     from costfuse.featurize.features import FEATURE_COLUMNS, analyze_generic, combine
     from costfuse.train.dataset import TrainingTable
@@ -398,7 +398,7 @@ def test_decisions_agree_with_ptxas_on_dataset_candidates(program_id, fused, pol
 def test_recorded_wide_labels_are_what_ptxas_says(tmp_path, monkeypatch):
     """Twelve wide-tile compiles, ~10 s on 2 cores (the spillers' fused kernels and consumers take ~2 s each)."""
     from costfuse.data.compile import CompilePool, CompileTask
-    from costfuse.data.lower import lower_generic
+    from costfuse.data.lowering.generic import lower_generic
 
     monkeypatch.setenv("COSTFUSE_CACHE_DIR", str(tmp_path))
     wide = [(p, f, labels) for p, f, policy, labels in LABELLED if policy == "wide"]

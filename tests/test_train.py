@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from costfuse.data.edge_groups import enumerate_groups, fuse_group
 from costfuse.ir import parse_module
 from costfuse.data.families import FAMILIES, generate
-from costfuse.data.edge_groups import enumerate_groups, fuse_group
 from costfuse.data.launch_config import LaunchConfig, heuristic_config
-from costfuse.data.lower import generic_as_function
+from costfuse.data.lowering.reference_functions import generic_as_function
 from costfuse.data.store import SCHEMA, write_shard
 from costfuse.featurize.features import FEATURE_COLUMNS, analyze_generic, features
 

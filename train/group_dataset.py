@@ -54,9 +54,9 @@ def _read(directory: Path, arch: str | None, dropped: dict[str, int]) -> tuple[p
 
 def _features_v2(df: pd.DataFrame, arch: str, dropped: dict) -> tuple[np.ndarray, np.ndarray]:
     """Features of v2 rows: one analysis per ``group_id``, every launch of the group in one call."""
-    from costfuse.data.lower_kernel import kernel_members
     from iree.compiler import ir
 
+    from costfuse.data.lowering.kernel_function import kernel_members
     from costfuse.ir import parse_module
     from costfuse.kernel import NotAKernel, analyze_kernel
     from costfuse.launch import KernelLaunch

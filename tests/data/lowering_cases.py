@@ -60,7 +60,9 @@ def refusal_of(text: str):
     fails if it lowers)."""
     import pytest
 
-    from costfuse.data.lower import UnsupportedOp, generics_of, lower_generic
+    from costfuse.data.lowering.generic import lower_generic
+    from costfuse.data.lowering.unsupported import UnsupportedOp
+    from costfuse.data.lowering.walk import generics_of
     from costfuse.ir import parse_module
 
     module = parse_module(text)  # kept alive while the generic is lowered
@@ -68,6 +70,13 @@ def refusal_of(text: str):
     with pytest.raises(UnsupportedOp) as err:
         lower_generic(g)
     return err.value
+
+
+def signature(kernel) -> dict[str, str]:
+    """The Triton signature of a lowered kernel, from its own arguments: what its file's ``SIGNATURE`` holds."""
+    from costfuse.data.lowering.source import kernel_signature
+
+    return kernel_signature(kernel.inputs, kernel.outputs, kernel.reduction)
 
 
 def ident(n: int) -> str:

@@ -102,7 +102,7 @@ def candidates():
 
 
 def _shape(text: str):
-    from costfuse.data.lower_kernel import kernel_members
+    from costfuse.data.lowering.kernel_function import kernel_members
     from costfuse.ir import parse_module
     from costfuse.kernel import analyze_kernel
 
@@ -157,15 +157,15 @@ def test_candidate_hbm_bytes_are_the_kernel_shapes(candidates):
 
 def test_a_launch_the_lowering_refuses_is_an_unsupported_v2_row(monkeypatch):
     """Stored with its group, mode and the reason, so the dataset says what it could not label."""
-    from costfuse.data import lower_kernel
     from costfuse.data.dedupe import keep_new_kernels
-    from costfuse.data.lower_body import UnsupportedOp
+    from costfuse.data.lowering import kernel
+    from costfuse.data.lowering.unsupported import UnsupportedOp
     from costfuse.data.store import to_table
 
     def refuse(func, launch):
         raise UnsupportedOp("math.erf", f"no {launch.mode} lowering today")
 
-    monkeypatch.setattr(lower_kernel, "lower_kernel", refuse)
+    monkeypatch.setattr(kernel, "lower_kernel", refuse)
     cands = program_candidates("swiglu", 1, GroupJobSpec(sample_configs=SAMPLES, command="test"))
     assert cands and all(c.source is None and c.config is None for c in cands)
     for c in cands:

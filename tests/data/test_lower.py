@@ -1,4 +1,4 @@
-"""data.lower: linalg.generic -> Triton kernel, checked on the CPU.
+"""data.lowering.generic: linalg.generic -> Triton kernel, checked on the CPU.
 
 Every numerical test runs the generated kernel under Triton's interpreter on
 torch CPU tensors and compares it with IREE llvm-cpu running the same generic
@@ -17,8 +17,12 @@ from lowering_cases import Operand, elementwise, generic_module, ident, random_g
 from costfuse.ir import parse_module
 from costfuse.data.launch_config import (LOOPED_RBLOCK, PERSISTENT_RBLOCK_CAP, LaunchConfig, heuristic_config,
                                 neighbour_configs, next_pow2)
-from costfuse.data.lower import UnsupportedOp, analyze, generic_as_function, generics_of, lower_generic, lower_module
 from costfuse.data.interpret import run_interpreted
+from costfuse.data.lowering.generic import lower_generic, lower_module
+from costfuse.data.lowering.generic_info import analyze
+from costfuse.data.lowering.reference_functions import generic_as_function
+from costfuse.data.lowering.unsupported import UnsupportedOp
+from costfuse.data.lowering.walk import generics_of
 from costfuse.data.verify import verify_generic, verify_module
 
 

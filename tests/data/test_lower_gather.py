@@ -1,9 +1,9 @@
 """Gathers in the lowering: ``tensor.extract`` of a tensor defined outside the
 generic's body (cross-entropy's ``logits[row, label[row]]``).
 
-v1 (:func:`data.lower.lower_generic`) takes the gathered tensor as one more
+v1 (:func:`data.lowering.generic.lower_generic`) takes the gathered tensor as one more
 input pointer after the generic's inputs; a kernel function
-(:func:`data.lower_kernel.lower_kernel`) loads through its argument's pointer.
+(:func:`data.lowering.kernel.lower_kernel`) loads through its argument's pointer.
 Both are checked against IREE under the interpreter, both mask indices outside
 the tensor, and both report the HBM bytes docs/groups.md defines for gathers.
 The kernel-function gather at every mode is ``cross_entropy_gather*`` in
@@ -23,8 +23,11 @@ from lowering_cases import tensor
 
 from costfuse.data.interpret import run_interpreted
 from costfuse.data.launch_config import LaunchConfig
-from costfuse.data.lower import generic_as_function, generics_of, lower_generic
-from costfuse.data.lower_kernel import kernel_functions, kernel_members, lower_kernel
+from costfuse.data.lowering.generic import lower_generic
+from costfuse.data.lowering.kernel import lower_kernel
+from costfuse.data.lowering.kernel_function import kernel_functions, kernel_members
+from costfuse.data.lowering.reference_functions import generic_as_function
+from costfuse.data.lowering.walk import generics_of
 from costfuse.data.verify import verify_generic
 from costfuse.data.verify_kernel import verify_kernel
 from costfuse.ir import parse_module

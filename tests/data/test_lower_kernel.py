@@ -1,4 +1,4 @@
-"""data.lower_kernel: one kernel function -> one Triton kernel, checked on the CPU.
+"""data.lowering.kernel: one kernel function -> one Triton kernel, checked on the CPU.
 
 Every numerical test runs the generated kernel under Triton's interpreter and
 compares it with IREE llvm-cpu running the same kernel function
@@ -14,11 +14,14 @@ import re
 import kernel_cases as kc
 import pytest
 from costfuse.data.launch_config import next_pow2
-from costfuse.data.lower import generics_of, lower_generic
-from costfuse.data.lower_kernel import kernel_functions, kernel_launch, kernel_members, lower_kernel, lower_kernels
+from costfuse.data.lowering.generic import lower_generic
+from costfuse.data.lowering.kernel import lower_kernel, lower_kernels
+from costfuse.data.lowering.kernel_function import kernel_functions, kernel_launch, kernel_members
+from costfuse.data.lowering.walk import generics_of
 from costfuse.data.verify_kernel import verify_kernel
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lowering_cases import signature
 
 from costfuse.ir import parse_module
 from costfuse.kernel import analyze_kernel
@@ -162,7 +165,7 @@ def test_source_is_self_contained_and_arguments_are_inputs_then_results():
 def test_pointwise_kernel_is_flat():
     kernel = lower_kernel(kernel_function(KERNELS["pointwise_f16"]), KernelLaunch("pointwise", 128, 1, 1))
     assert kernel.mode == "pointwise" and not kernel.reduction and kernel.xnumel == 240 and kernel.rnumel == 1
-    assert "xindex = xoffset + tl.arange(0, XBLOCK)\n" in kernel.source and "RBLOCK" not in kernel.signature
+    assert "xindex = xoffset + tl.arange(0, XBLOCK)\n" in kernel.source and "RBLOCK" not in signature(kernel)
 
 
 def test_launch_defaults_to_the_attribute_then_the_heuristic():

@@ -1,4 +1,4 @@
-"""Gathers and refusals of the body emitter (``data/lower_body.py``) that the lowering tests did not pin
+"""Gathers and refusals of the body emitter (``data/lowering/body.py``) that the lowering tests did not pin
 down (issue #15: survivors of mutation testing).
 
 A gather's offset is ``sum(index_k * stride_k)`` with row-major strides: only a rank-3 tensor tells a
@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 from lowering_cases import refusal_of, tensor
 
-from costfuse.data.dtypes import ELEM_TYPES
 from costfuse.data.interpret import run_interpreted
 from costfuse.data.launch_config import LaunchConfig
-from costfuse.data.lower import UnsupportedOp, generics_of, lower_generic
-from costfuse.data.lower_body import BodyEmitter, Val
+from costfuse.data.lowering.body import BodyEmitter, Val
+from costfuse.data.lowering.element_types import ELEM_TYPES
+from costfuse.data.lowering.generic import lower_generic
+from costfuse.data.lowering.unsupported import UnsupportedOp
+from costfuse.data.lowering.walk import generics_of
 from costfuse.ir import parse_module
 
 M = 6
@@ -155,7 +157,7 @@ def test_i1_equality_comparisons_are_lowered(pred, kdir):
 def test_an_op_without_a_lowering_is_refused_listing_the_supported_ops():
     from lowering_cases import elementwise
 
-    from costfuse.data.lower_body import SUPPORTED_BODY_OPS
+    from costfuse.data.lowering.body import SUPPORTED_BODY_OPS
 
     err = refusal_of(elementwise((8,), "f32", ["%y = math.atan %a0 : f32", "yield %y"]))
     listed = [o for o in SUPPORTED_BODY_OPS if o != "linalg.yield"]
@@ -474,7 +476,7 @@ def test_a_narrow_constant_is_built_in_f32_and_given_its_own_type(t, triton):
     """The interpreter has no bf16 literal, so the constant is made in f32, then converted: a value
     of the MLIR type, so that what it meets (a select with a bf16 operand) keeps the kernel's types,
     and with them the registers ptxas reports."""
-    from costfuse.data.lower_body import constant_expr
+    from costfuse.data.lowering.body import constant_expr
 
     assert constant_expr(0.5, t, "[1]") == f"tl.full([1], 0.5, tl.float32).to({triton})"
     assert constant_expr(0.5, "f64", "[1, 1]") == "tl.full([1, 1], 0.5, tl.float64)"
@@ -544,7 +546,7 @@ def test_an_unsigned_integer_comparison_is_refused_naming_the_predicate():
 
 
 def test_a_fill_of_a_vector_constant_is_no_scalar():
-    from costfuse.data.lower_body import scalar_value
+    from costfuse.data.lowering.body import scalar_value
 
     module = parse_module("func.func @main() -> vector<4xf32> {\n  %v = arith.constant dense<1.0> : vector<4xf32>\n"
                           "  return %v : vector<4xf32>\n}\n")
@@ -558,7 +560,7 @@ def test_a_fill_of_a_vector_constant_is_no_scalar():
 
 def test_an_i1_constant_is_0_or_1_whatever_integer_carries_it():
     """MLIR may carry an i1 true as the integer -1 (its two's complement); Triton's int1 wants 1."""
-    from costfuse.data.lower_body import constant_expr
+    from costfuse.data.lowering.body import constant_expr
 
     assert [constant_expr(v, "i1", "[1]") for v in (-1, True, 0)] == [
         "tl.full([1], 1, tl.int1)", "tl.full([1], 1, tl.int1)", "tl.full([1], 0, tl.int1)"]

@@ -1,4 +1,4 @@
-"""data.lower_reduction: what mutation testing (experiments/mutation.py) found unchecked.
+"""data.lowering.reduction: what mutation testing (experiments/mutation.py) found unchecked.
 
 No test had a reduction whose reduced value is computed from an accumulator, so
 ``depends_on`` (the search the lowering refuses such a reduction with) was never
@@ -31,10 +31,12 @@ from test_lower_kernel import kernel_function
 
 from costfuse.data.interpret import run_interpreted
 from costfuse.data.launch_config import LaunchConfig
-from costfuse.data.lower import UnsupportedOp, lower_generic
-from costfuse.data.lower_body import Val
-from costfuse.data.lower_kernel import lower_kernel
-from costfuse.data.lower_reduction import ReductionSlot, depends_on, emit_reductions, match_reductions
+from costfuse.data.lowering.body import Val
+from costfuse.data.lowering.generic import lower_generic
+from costfuse.data.lowering.kernel import lower_kernel
+from costfuse.data.lowering.reduction import ReductionSlot, emit_reductions, match_reductions
+from costfuse.data.lowering.unsupported import UnsupportedOp
+from costfuse.data.lowering.walk import depends_on
 from costfuse.launch import KernelLaunch
 
 X = Operand((4, 8), "f32", ident(2))

@@ -1,7 +1,7 @@
 """Translate the scalar body of a ``linalg.generic`` into Triton expressions.
 
 Each body op becomes one line ``tN = <expr>`` over Triton tensors; the caller
-(:mod:`data.lower`) decides where the line goes (before or inside the
+(``generic.py``, ``kernel.py``) decides where the line goes (before or inside the
 reduction loop) from the value's dependence on reduction indices, which this
 module tracks.  Semantics follow MLIR exactly, with three deliberate rules:
 
@@ -14,11 +14,13 @@ module tracks.  Semantics follow MLIR exactly, with three deliberate rules:
 * **Only builtins of ``triton.language``.**  ``tl.sum``, ``tl.zeros`` & co.
   are ``@triton.jit`` functions fixed as compiled when triton is imported, so
   they cannot run in an interpreter scope opened later (:mod:`data.interpret`);
-  reductions use ``tl.reduce`` with the combine helpers below instead.
+  reductions use ``tl.reduce`` with the combine helpers of ``jit_helpers.py``
+  instead.
 * **Functions without a core ``tl`` op** (tanh, log1p, general powf/powi) are small
-  ``@triton.jit`` helpers written in core ops, not ``libdevice`` calls: the
-  interpreter cannot run ``libdevice`` (its stubs return ``None``), and one
-  code path that is tested on CPU beats a faster one that never is.
+  ``@triton.jit`` helpers written in core ops (``jit_helpers.py``), not
+  ``libdevice`` calls: the interpreter cannot run ``libdevice`` (its stubs
+  return ``None``), and one code path that is tested on CPU beats a faster one
+  that never is.
 
 A ``tensor.extract`` from a tensor defined outside the body (a gather, such
 as cross-entropy's ``logits[row, label[row]]``) becomes a masked load through
@@ -37,16 +39,10 @@ from typing import Callable
 
 from iree.compiler import ir
 
-from costfuse.data.dtypes import ELEM_TYPES, FLOAT_TYPES, NARROW_FLOATS
-
-
-class UnsupportedOp(Exception):
-    """A construct the lowering does not handle; ``op`` names it, ``reason`` says why."""
-
-    def __init__(self, op: str, reason: str):
-        self.op = op
-        self.reason = reason
-        super().__init__(f"{op}: {reason}")
+from costfuse.data.lowering.element_types import ELEM_TYPES, FLOAT_TYPES, NARROW_FLOATS
+from costfuse.data.lowering.kernel_args import row_major_strides
+from costfuse.data.lowering.unsupported import UnsupportedOp
+from costfuse.data.lowering.walk import block_ops, defined_by, defining_block
 
 
 @dataclass(frozen=True)
@@ -58,74 +54,6 @@ class Val:
     type: str
     rdep: bool = False
 
-
-# Helpers emitted into the kernel file when used.  Written in core tl ops so
-# the interpreter runs exactly the code the GPU runs.  Inputs are fp32/fp64.
-HELPERS: dict[str, str] = {
-    "_tanh": '''@triton.jit
-def _tanh(x):
-    # tanh = sign(x) (1 - e) / (1 + e), e = exp(-2|x|); an odd Taylor
-    # polynomial below |x| < 1/16 avoids the cancellation in 1 - e.
-    ax = tl.abs(x)
-    e = tl.exp(-2.0 * ax)
-    big = (1.0 - e) / (1.0 + e)
-    x2 = x * x
-    small = ax * (1.0 + x2 * (-0.3333333333333333 + x2 * (0.13333333333333333
-            + x2 * (-0.05396825396825397 + x2 * (0.021869488536155203 + x2 * -0.008863235529902197)))))
-    t = tl.where(ax < 0.0625, small, big)
-    return tl.where(x < 0.0, -t, t)
-''',
-    "_log1p": '''@triton.jit
-def _log1p(x):
-    # Kahan: log(u) * x / (u - 1) with u = 1 + x is accurate to a few ulps.
-    u = 1.0 + x
-    d = u - 1.0
-    return tl.where(d == 0.0, x, tl.log(u) * (x / tl.where(d == 0.0, 1.0, d)))
-''',
-    "_powf": '''@triton.jit
-def _powf(x, y):
-    # C pow() semantics on exp2(y * log2|x|): the sign for odd integer y, NaN
-    # for a negative base and non-integer y, pow(x, 0) = 1.
-    r = tl.exp2(y * tl.log2(tl.abs(x)))
-    y_int = tl.floor(y) == y
-    y_odd = y_int & (tl.abs(y - 2.0 * tl.floor(y * 0.5)) == 1.0)
-    r = tl.where((x < 0.0) & y_odd, -r, r)
-    r = tl.where((x < 0.0) & (tl.floor(y) != y), float("nan"), r)
-    return tl.where(y == 0.0, 1.0, r)
-''',
-    "_powi": '''@triton.jit
-def _powi(x, n):
-    # x ** n for an integer tensor n (LLVM powi): exp2(n * log2|x|), the sign
-    # from the parity of the integer itself (exact), pow(x, 0) = 1.
-    r = tl.exp2(n.to(x.dtype) * tl.log2(tl.abs(x)))
-    r = tl.where((x < 0.0) & ((n & 1) != 0), -r, r)
-    return tl.where(n == 0, 1.0, r)
-''',
-    "_sum_combine": '''@triton.jit
-def _sum_combine(a, b):
-    return a + b
-''',
-    "_prod_combine": '''@triton.jit
-def _prod_combine(a, b):
-    return a * b
-''',
-    "_maximum_combine": '''@triton.jit
-def _maximum_combine(a, b):
-    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
-''',
-    "_minimum_combine": '''@triton.jit
-def _minimum_combine(a, b):
-    return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)
-''',
-    "_maxnum_combine": '''@triton.jit
-def _maxnum_combine(a, b):
-    return tl.maximum(a, b)
-''',
-    "_minnum_combine": '''@triton.jit
-def _minnum_combine(a, b):
-    return tl.minimum(a, b)
-''',
-}
 
 _FLOAT_BINARY = {"arith.addf": "{a} + {b}", "arith.subf": "{a} - {b}", "arith.mulf": "{a} * {b}", "arith.divf": "{a} / {b}"}
 _FLOAT_MINMAX = {
@@ -291,9 +219,9 @@ class BodyEmitter:
             return self.values[v]
         if isinstance(v, ir.BlockArgument) and v.owner == self.block:
             val = self.load(v.arg_number)
-        elif isinstance(v, ir.OpResult) and v.owner.name == "arith.constant":
+        elif (constant := defined_by(v, "arith.constant")) is not None:
             # A scalar constant defined outside the body (captured): hoist it.
-            val = self._constant(v.owner, "arith.constant (captured)")
+            val = self._constant(constant, "arith.constant (captured)")
         else:
             owner = v.owner.name if isinstance(v, ir.OpResult) else "a block argument"
             raise UnsupportedOp(user, f"uses a value defined outside the body by {owner}; only scalar "
@@ -312,9 +240,7 @@ class BodyEmitter:
     def run(self, skip: frozenset[int] = frozenset()) -> ir.Operation:
         """Emit every op of the body except those at positions in ``skip``;
         return the terminating ``linalg.yield``."""
-        ops = list(self.block.operations)
-        for pos, op in enumerate(ops):
-            op = op.operation
+        for pos, op in enumerate(block_ops(self.block)):
             if op.name == "linalg.yield":
                 return op
             if pos in skip:
@@ -402,8 +328,7 @@ class BodyEmitter:
         load at ``sum(i_k * stride_k)`` (int64) under the tile's mask and the
         indices' bounds; an out-of-range offset is clamped to 0 and masked off."""
         source = op.operands[0]
-        owner = source.owner if isinstance(source.owner, ir.Block) else source.owner.operation.block
-        if owner == self.block:
+        if defining_block(source) == self.block:
             raise UnsupportedOp("tensor.extract", "extracts from a tensor computed inside the body")
         if self.pointer is None:
             raise UnsupportedOp("tensor.extract", "gathers from a tensor defined outside the body, and this "
@@ -413,11 +338,8 @@ class BodyEmitter:
         if not idx:  # a 0-d tensor: one in-bounds scalar, broadcast
             return self.emit(f"tl.broadcast_to(tl.load({ptr}), {self.unit})", rt, False)
         rdep = any(i.rdep for i in idx)
-        strides, s = [], 1
-        for size in reversed(shape):
-            strides.append(s)
-            s *= size
-        offset = " + ".join(i.expr if st == 1 else f"{i.expr} * {st}" for i, st in zip(idx, reversed(strides)))
+        strides = row_major_strides(shape)
+        offset = " + ".join(i.expr if st == 1 else f"{i.expr} * {st}" for i, st in zip(idx, strides))
         bounds = " & ".join(f"({i.expr} >= 0) & ({i.expr} < {size})" for i, size in zip(idx, shape))
         mask = self.emit(f"{bounds} & {'xmask & rmask' if rdep else 'xmask'}", "i1", rdep)
         return self.emit(f"tl.load({ptr} + tl.where({mask.expr}, {offset}, 0), mask={mask.expr})", rt, rdep)
@@ -430,9 +352,9 @@ class BodyEmitter:
 
     def _powf(self, op: ir.Operation, args: list[Val], rt: str) -> str:
         base, exp = args
-        exponent = op.operands[1]
-        if isinstance(exponent, ir.OpResult) and exponent.owner.name == "arith.constant":
-            y = ir.FloatAttr(exponent.owner.attributes["value"]).value
+        exponent = defined_by(op.operands[1], "arith.constant")
+        if exponent is not None:
+            y = ir.FloatAttr(exponent.attributes["value"]).value
             b = _f32(base)
             # Small integer and half exponents as Inductor does: exact and cheap.
             special = {1.0: f"{b}", 2.0: f"{b} * {b}", 3.0: f"{b} * {b} * {b}", 0.5: f"tl.sqrt({b})",
@@ -449,10 +371,10 @@ class BodyEmitter:
         any other exponent goes to the ``_powi`` helper."""
         base, exp = args
         ct = _compute_type(rt)
-        exponent = op.operands[1]
+        exponent = defined_by(op.operands[1], "arith.constant")
         n = None
-        if isinstance(exponent, ir.OpResult) and exponent.owner.name == "arith.constant":
-            n = ir.IntegerAttr(exponent.owner.attributes["value"]).value
+        if exponent is not None:
+            n = ir.IntegerAttr(exponent.attributes["value"]).value
         if n is None or abs(n) > POWI_UNROLL_MAX:
             self.helpers.add("_powi")
             return _back(f"_powi({_f32(base)}, {exp.expr})", rt)

@@ -1,8 +1,10 @@
 """Element types the lowering understands, in each of the spellings it needs.
 
 One table, so MLIR (``f32``), Triton (``tl.float32``, ``*fp32``) and torch
-(``float32``) names can never drift apart between the lowering, the
-interpreter runner and the compile worker.  ``index`` is lowered to int64,
+(``float32``) names can never drift apart: the body's expressions, the
+kernel's ``SIGNATURE`` (which the compile worker specialises) and the torch
+dtype names of ``INPUTS``/``OUTPUTS`` (which the interpreter runner and the GPU
+profiler allocate) all come from it.  ``index`` is lowered to int64,
 because that is its width on every target IREE's llvm-cpu reference uses.
 """
 
@@ -42,7 +44,3 @@ FLOAT_TYPES = ("f64", "f32", "f16", "bf16")
 # accept fp32/fp64; the interpreter stores bf16 as raw uint16 bits).
 NARROW_FLOATS = ("f16", "bf16")
 
-
-def elem_type(mlir: str) -> ElemType | None:
-    """The :class:`ElemType` for an MLIR element type spelling, or ``None``."""
-    return ELEM_TYPES.get(mlir)

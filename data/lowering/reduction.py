@@ -16,7 +16,7 @@ for each output, where ``acc`` is the output's block argument.  We accept:
   the sequential index stop at the first NaN; the kernel keeps the initial
   index instead.  Exported models never rely on that.)
 
-Everything else raises :class:`~data.lower_body.UnsupportedOp`.
+Everything else raises :class:`~data.lowering.unsupported.UnsupportedOp`.
 
 The code follows Inductor: values outside the row are masked to the
 combiner's identity; a persistent kernel reduces its one tile, a looped one
@@ -30,14 +30,16 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
-from costfuse.data.dtypes import ELEM_TYPES, NARROW_FLOATS
-from costfuse.data.lower_body import UnsupportedOp, Val, tl_type
+from costfuse.data.lowering.body import Val, tl_type
+from costfuse.data.lowering.element_types import ELEM_TYPES, NARROW_FLOATS
+from costfuse.data.lowering.unsupported import UnsupportedOp
+from costfuse.data.lowering.walk import block_ops, defined_by, depends_on, use_counts
 
 
 @dataclass(frozen=True)
 class Combiner:
     """How a combiner op is emitted: the elementwise update of an accumulator,
-    the combine function (in :data:`data.lower_body.HELPERS`) that
+    the combine function (in :data:`data.lowering.jit_helpers.HELPERS`) that
     ``tl.reduce`` uses along axis 1, and the identity literal ("min"/"max" for
     an integer type's extremes)."""
 
@@ -84,55 +86,25 @@ class ReductionSlot:
     arg_of: int | None = None
 
 
-def _uses(ops) -> dict:
-    counts: dict = {}
-    for o in ops:
-        for v in o.operands:
-            counts[v] = counts.get(v, 0) + 1
-    return counts
-
-
-def depends_on(value: ir.Value, targets: set, block: ir.Block) -> bool:
-    """Whether ``value`` is computed (inside ``block``) from any of ``targets``."""
-    stack, seen = [value], set()
-    while stack:
-        v = stack.pop()
-        if v in targets:
-            return True
-        if v in seen:
-            continue
-        seen.add(v)
-        if isinstance(v, ir.OpResult) and v.owner.operation.block == block:
-            stack.extend(v.owner.operands)
-    return False
-
-
-def _defining(v: ir.Value, name: str):
-    """The op named ``name`` defining ``v``, else ``None``."""
-    if isinstance(v, ir.OpResult) and v.owner.name == name:
-        return v.owner.operation
-    return None
-
-
 def match_reductions(block: ir.Block, n_in: int, n_out: int, reduction_dims: list[int]):
     """(slots by output index, positions of body ops the emitter must skip)."""
-    ops = [o.operation for o in block.operations]
+    ops = block_ops(block)
     yields = list(ops[-1].operands)
     accs = [block.arguments[n_in + j] for j in range(n_out)]
-    uses = _uses(ops)
+    uses = use_counts(ops)
     slots: dict[int, ReductionSlot] = {}
     skip: list[ir.Operation] = []
 
     # Arg-max / arg-min pairs first: their value accumulator has two users.
     for i, y in enumerate(yields):
-        sel = _defining(y, "arith.select")
+        sel = defined_by(y, "arith.select")
         if sel is None or sel.operands[2] != accs[i]:
             continue
-        cmp = _defining(sel.operands[0], "arith.cmpf")
+        cmp = defined_by(sel.operands[0], "arith.cmpf")
         if cmp is None or cmp.operands[1] not in accs:
             continue
         j = accs.index(cmp.operands[1])
-        comb = _defining(yields[j], "arith.maximumf") or _defining(yields[j], "arith.minimumf")
+        comb = defined_by(yields[j], "arith.maximumf") or defined_by(yields[j], "arith.minimumf")
         x = cmp.operands[0]
         if comb is None or ir.IntegerAttr(cmp.attributes["predicate"]).value != ARG_PREDICATES[comb.name] \
                 or set(comb.operands) != {x, accs[j]}:
@@ -142,8 +114,8 @@ def match_reductions(block: ir.Block, n_in: int, n_out: int, reduction_dims: lis
             raise UnsupportedOp("arith.select", f"arg-max/arg-min output {i} over {len(reduction_dims)} reduction "
                                                 "dims (only one is supported)")
         index = sel.operands[1]
-        cast = _defining(index, "arith.index_cast")
-        lin = _defining(cast.operands[0], "linalg.index") if cast is not None else None
+        cast = defined_by(index, "arith.index_cast")
+        lin = defined_by(cast.operands[0], "linalg.index") if cast is not None else None
         if lin is None or ir.IntegerAttr(lin.attributes["dim"]).value != reduction_dims[0]:
             raise UnsupportedOp("arith.select", f"arg-max/arg-min output {i}: the selected index must be "
                                                 "index_cast(linalg.index <reduction dim>)")
@@ -166,7 +138,7 @@ def match_reductions(block: ir.Block, n_in: int, n_out: int, reduction_dims: lis
             raise UnsupportedOp(got, f"{where} must yield combiner(acc, value) with combiner in "
                                      f"{', '.join(COMBINERS)}, or be an arg-max/arg-min index")
         comb = y.owner.operation
-        if str(acc.type) == "i1":  # every integer combiner is signed or arithmetic: see lower_body._refuse_signed_i1
+        if str(acc.type) == "i1":  # every integer combiner is signed or arithmetic: see body._refuse_signed_i1
             raise UnsupportedOp(comb.name, f"{where}: an i1 reduction (MLIR reads true as -1, Triton as 1)")
         a, b = comb.operands
         if a == acc and b != acc:

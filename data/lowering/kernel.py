@@ -1,8 +1,9 @@
-"""Lower one kernel function (docs/groups.md) to one Triton kernel.
+"""Lower one kernel function (docs/groups.md) to one Triton kernel, and every kernel function of a module.
 
 Under ``--fusion groups`` a kernel is an outlined ``func.func`` carrying
 ``costfuse.kernel``: member generics sharing rows, inits cloned in, and the
-launch the pass chose in ``costfuse.launch``.  :func:`lower_kernel` turns one
+launch the pass chose in ``costfuse.launch`` (:mod:`data.lowering.kernel_function`
+reads them).  :func:`lower_kernel` turns one
 such function into one Triton kernel at exactly that launch, in its mode:
 
 * ``pointwise``: every member runs over the same loops; one flat ``[XBLOCK]``
@@ -22,20 +23,21 @@ the same facts group formation uses, and the kernel *reports* the bytes its
 own loads and stores move (``hbm_bytes``), so the tests can hold the pass's
 estimate (``KernelShape.hbm_bytes``) to the emitted code.
 
-Code reuse from v1 (:mod:`data.lower`): offsets and indices
-(:class:`~data.lower.IndexSpace` over the members' common loops), bodies
-(:class:`~data.lower_body.BodyEmitter`), reductions
-(:func:`~data.lower_reduction.match_reductions`, ``emit_reductions``,
+Shared with v1's lowering (:mod:`data.lowering.generic`): offsets and indices
+(:class:`~data.lowering.index_space.IndexSpace` over the members' common
+loops), bodies (:class:`~data.lowering.body.BodyEmitter`), reductions
+(:func:`~data.lowering.reduction.match_reductions`, ``emit_reductions``,
 ``final_value``: f16/bf16 accumulate in f32), and the self-contained file
-(:func:`~data.lower.render_source`).  Kernel arguments are the function's
-arguments (inputs) then one pointer per function result (outputs): results
-are fresh tensors, so the launch fills nothing.  A member that gathers
+(:func:`~data.lowering.source.render_source`).  Kernel arguments are the
+function's arguments (inputs) then one pointer per function result (outputs):
+results are fresh tensors, so the launch fills nothing.  A member that gathers
 (``tensor.extract`` of a function argument) loads through that argument's
-pointer (:class:`~data.lower_body.BodyEmitter`, ``pointer``).
+pointer (:class:`~data.lowering.body.BodyEmitter`, ``pointer``).
 
 A function whose single member is not a row kernel (two reduction loops, a
-reduction that is not innermost) is lowered by v1's :func:`~data.lower.lower_generic`
-at the launch's config, so every outlined kernel lowers.
+reduction that is not innermost) is lowered by v1's
+:func:`~data.lowering.generic.lower_generic` at the launch's config, so every
+outlined kernel lowers.
 """
 
 from __future__ import annotations
@@ -47,79 +49,36 @@ from typing import Iterator
 
 from iree.compiler import ir
 
-from costfuse.data.lower import (GenericInfo, IndexSpace, LoweredKernel, LoweringReport, TensorArg, UnsupportedOp,
-                                 elem_bytes, lower_generic, render_source, tensor_arg, tensor_bytes)
-from costfuse.data.lower_body import BodyEmitter, Val, constant_expr, scalar_value, tl_type
-from costfuse.data.lower_reduction import COMBINERS, acc_type, emit_reductions, final_value, match_reductions
-from costfuse.graph import indexing_maps, num_inputs
+from costfuse.data.lowering.body import BodyEmitter, Val, constant_expr, scalar_value, tl_type
+from costfuse.data.lowering.generic import lower_generic
+from costfuse.data.lowering.index_space import IndexSpace
+from costfuse.data.lowering.kernel_args import TensorArg, elem_bytes, prod, tensor_arg, tensor_bytes
+from costfuse.data.lowering.kernel_function import (as_function, function_name, kernel_functions, kernel_launch,
+                                                    kernel_members)
+from costfuse.data.lowering.reduction import COMBINERS, acc_type, emit_reductions, final_value, match_reductions
+from costfuse.data.lowering.report import LoweringReport
+from costfuse.data.lowering.source import LoweredKernel, render_source
+from costfuse.data.lowering.unsupported import UnsupportedOp
+from costfuse.data.lowering.walk import block_ops, defined_by
+from costfuse.graph import body as body_of
+from costfuse.graph import body_ops, indexing_maps, num_inputs
 from costfuse.kernel import FULL, REDUCE, ROWWISE, KernelShape, NotAKernel, analyze_kernel, defining_op
-from costfuse.launch import KERNEL_ATTR, LAUNCH_ATTR, KernelLaunch, heuristic_launch
+from costfuse.launch import LAUNCH_ATTR, KernelLaunch, heuristic_launch
 from costfuse.rowspace import op_space
 
-__all__ = ["function_name", "kernel_as_function", "kernel_functions", "kernel_launch", "kernel_members", "lower_kernel",
-           "lower_kernels"]
-
+# The file's header lines.  ``data/lower_kernel.py`` is where this lowering
+# lived when dataset v2 was built: the header is part of every kernel's
+# source, hence of its kernel id, so it keeps that name.
 ORIGIN = "(data/lower_kernel.py) from one kernel function"
 OUTPUTS_NOTE = ("# (parameter, shape, torch dtype name); outputs are written, never read: the\n"
                 "# kernel function's results are fresh tensors, so pass any of these shapes.")
-# Ops a kernel function may hold besides its member generics (docs/groups.md).
-_CLONED = ("tensor.empty", "linalg.fill", "arith.constant", "func.return")
-
-
-# ---------------------------------------------------------------------------
-# Kernel functions
-
-
-def _func(func_op) -> ir.Operation:
-    op = func_op.operation if hasattr(func_op, "operation") else func_op
-    if op.name != "func.func":
-        raise UnsupportedOp(op.name, "only func.func kernel functions are lowered")
-    return op
-
-
-def function_name(func_op) -> str:
-    return ir.StringAttr(_func(func_op).attributes["sym_name"]).value
-
-
-def kernel_functions(module: ir.Module) -> list[ir.Operation]:
-    """Every ``func.func`` of ``module`` carrying ``costfuse.kernel``, in order."""
-    return [op.operation for op in module.body.operations
-            if op.operation.name == "func.func" and KERNEL_ATTR in op.operation.attributes]
-
-
-def kernel_launch(func_op) -> KernelLaunch | None:
-    """The function's ``costfuse.launch``, ``None`` if it has none."""
-    attrs = _func(func_op).attributes
-    return KernelLaunch.from_attr(attrs[LAUNCH_ATTR]) if LAUNCH_ATTR in attrs else None
-
-
-def _body(func: ir.Operation) -> ir.Block:
-    return func.regions[0].blocks[0]
-
-
-def kernel_members(func_op) -> list[ir.Operation]:
-    """The member generics of a kernel function, in program order."""
-    func = _func(func_op)
-    members = []
-    for op in _body(func).operations:
-        op = op.operation
-        if op.name == "linalg.generic":
-            members.append(op)
-        elif op.name not in _CLONED:
-            raise UnsupportedOp(op.name, f"@{function_name(func)}: a kernel function holds only generics and "
-                                         f"their cloned inits and constants ({', '.join(_CLONED)})")
-    if not members:
-        raise UnsupportedOp("func.func", f"@{function_name(func)}: a kernel function without a linalg.generic")
-    return members
 
 
 def _fill_constant(v: ir.Value) -> ir.Attribute | None:
     """The constant a ``linalg.fill`` of an ``arith.constant`` writes into ``v``, else ``None``."""
-    owner = defining_op(v)
-    if owner is None or owner.name != "linalg.fill":
-        return None
-    scalar = defining_op(owner.operands[0])
-    return scalar.attributes["value"] if scalar is not None and scalar.name == "arith.constant" else None
+    fill = defined_by(v, "linalg.fill")
+    scalar = defined_by(fill.operands[0], "arith.constant") if fill is not None else None
+    return scalar.attributes["value"] if scalar is not None else None
 
 
 def _fill_scalar(attr: ir.Attribute, where: str):
@@ -167,7 +126,7 @@ class _KernelCodegen:
         self.k = len(shape.rows)
         extents = shape.rows + (shape.n,)
         iterators = ("parallel",) * self.k + ("reduction" if self.row else "parallel",)
-        block = _body(func)
+        block = body_of(func)
         self.arg_index = {a: i for i, a in enumerate(block.arguments)}
         with func.context:
             self.inputs = tuple(tensor_arg(f"in_ptr{i}", a, ir.AffineMap.get_identity(len(a.type.shape)))
@@ -188,8 +147,7 @@ class _KernelCodegen:
         # x follows the first output's layout (contiguous stores), as in v1.
         xdims = [(kind, d) for kind, d in (self.outputs[0].results if self.outputs else ())
                  if kind == "d" and (d < self.k or not self.row)]
-        order = TensorArg("xorder", (), "f32", tuple(xdims))
-        self.space = IndexSpace(GenericInfo(extents, iterators, (), (order,), ""), "[1, 1]" if self.row else "[1]")
+        self.space = IndexSpace(extents, iterators, tuple(xdims), "[1, 1]" if self.row else "[1]")
         self.names = itertools.count(1)
         self.helpers: set[str] = set()
         self.notes: list[str] = []
@@ -213,8 +171,7 @@ class _KernelCodegen:
                                                       for kind, d in arg.results))
 
     def _return(self) -> ir.Operation:
-        ops = list(_body(self.func).operations)
-        return ops[-1].operation
+        return block_ops(body_of(self.func))[-1]
 
     # -- values -----------------------------------------------------------------
 
@@ -281,7 +238,7 @@ class _KernelCodegen:
             return self._emit(phase, expr, "index", rdep)
 
         op = self.shape.members[i].op
-        return _Emitter(op.regions[0].blocks[0], lambda a: self._operand(i, a, phase), index, self.space.unit,
+        return _Emitter(body_of(op), lambda a: self._operand(i, a, phase), index, self.space.unit,
                         lines=phase.lines, helpers=self.helpers, notes=self.notes, names=self.names,
                         pointer=lambda v: self._pointer(i, v))
 
@@ -292,10 +249,7 @@ class _KernelCodegen:
             raise UnsupportedOp("tensor.extract", f"@{self.name} member {i} gathers from a tensor that is not "
                                                   "a function argument")
         arg = self.inputs[self.arg_index[v]]
-        points = 1
-        for extent in self.loops[i]:
-            points *= extent
-        self.gathered[v] = self.gathered.get(v, 0) + points * elem_bytes(arg.elem)
+        self.gathered[v] = self.gathered.get(v, 0) + prod(self.loops[i]) * elem_bytes(arg.elem)
         return arg.name, arg.shape, arg.elem
 
     # -- members ------------------------------------------------------------------
@@ -315,7 +269,7 @@ class _KernelCodegen:
         op = self.shape.members[i].op
         n_in, n_out = num_inputs(op), len(op.results)
         em = self._emitter(i, phase)
-        slots, skip = match_reductions(op.regions[0].blocks[0], n_in, n_out, [self.k])
+        slots, skip = match_reductions(body_of(op), n_in, n_out, [self.k])
         em.run(skip=skip)
         values = {s.out: em.value(s.value, "linalg.yield") for s in slots}
         for s in slots:
@@ -465,7 +419,7 @@ def lower_kernel(func_op, launch: KernelLaunch | None = None) -> LoweredKernel:
     for members that cannot share a kernel), ``ValueError`` for a launch that
     does not fit the kernel.
     """
-    func = _func(func_op)
+    func = as_function(func_op)
     name = function_name(func)
     members = kernel_members(func)
     launch = launch or kernel_launch(func)
@@ -486,7 +440,7 @@ def lower_kernel(func_op, launch: KernelLaunch | None = None) -> LoweredKernel:
     config = launch.as_config()
     source = render_source(str(func), cg.inputs, cg.outputs, config, xnumel, rnumel, body, cg.helpers, cg.row,
                            origin=ORIGIN, outputs_note=OUTPUTS_NOTE)
-    n_ops = sum(1 for m in members for o in m.regions[0].blocks[0].operations if o.operation.name != "linalg.yield")
+    n_ops = sum(body_ops(m) for m in members)
     return LoweredKernel(source, config, cg.inputs, cg.outputs, xnumel, rnumel, str(func), n_ops, cg.row,
                          tuple(dict.fromkeys(cg.notes)), kernel=name, mode=launch.mode, hbm_bytes=cg.hbm_bytes())
 
@@ -505,16 +459,3 @@ def lower_kernels(module: ir.Module) -> LoweringReport:
             report.unsupported.append((i, UnsupportedOp(LAUNCH_ATTR, str(err))))
     return report
 
-
-def kernel_as_function(func_op, name: str = "kernel") -> str:
-    """A module holding a public copy of the kernel function as ``@name``: what
-    the IREE oracle runs to check the kernel (same arguments, same results)."""
-    func = _func(func_op)
-    with func.context, ir.Location.unknown():
-        module = ir.Module.create()
-        clone = func.clone(ir.InsertionPoint(module.body))
-        clone.attributes["sym_name"] = ir.StringAttr.get(name)
-        for attr in ("sym_visibility", KERNEL_ATTR, LAUNCH_ATTR):
-            if attr in clone.attributes:
-                del clone.attributes[attr]
-        return str(module)
