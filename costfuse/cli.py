@@ -1,8 +1,9 @@
 """Command-line entry points: ``costfuse-opt`` and ``costfuse``.
 
-``costfuse-opt IN.mlir [-o OUT.mlir] [--fusion groups|elementwise] --cost-model NAME [model options] [--explain]``
+``costfuse-opt IN.mlir [-o OUT.mlir] [--fusion groups|elementwise] [--cost-model NAME] [model options] [--explain]``
 runs the fusion pass: kernel groups (the default: docs/groups.md) or v1's
-elementwise producer->consumer fusion.  Each cost model's dataclass fields become its options
+elementwise producer->consumer fusion, decided by ``learned`` (the shipped
+models) unless ``--cost-model`` names another.  Each cost model's dataclass fields become its options
 (``Threshold.max_chain_length`` is ``--max-chain-length``), so a new model
 needs no CLI code (only a help line in :data:`FIELD_HELP`).  Exit codes and
 error lines follow :mod:`costfuse.cli_common`: 1 for the user's input, 2 for a
@@ -44,6 +45,8 @@ FIELD_HELP = {
     "spill_cut": "group heads' P(spill) cut: f1 = the F1-best one, recall = the one that kept 95%% of "
                  "the training programs' spilling kernels (fewer spilling picks, less persistence)",
 }
+DEFAULT_COST_MODEL = "learned"
+"""The model the project exists for, with the shipped bundles, in either fusion mode (issue #27, item 2)."""
 FIELD_CHOICES = {"arch": tuple(TARGETS), "tile_policy": TILE_POLICIES, "spill_cut": SPILL_CUTS}
 EMPTY_DEFAULT = {"model": "the shipped model in costfuse/models/",
                  "tracking_uri": "$MLFLOW_TRACKING_URI; a models:/ --model with neither fails",
@@ -75,8 +78,10 @@ def _option(name: str) -> str:
 
 def add_cost_model_arguments(parser: argparse.ArgumentParser) -> None:
     """``--cost-model`` plus every model's fields as options (default: the model's own)."""
-    parser.add_argument("--cost-model", choices=sorted(NAMES), default="threshold",
-                        help="who decides each fusion; its own options below say 'for NAME' (default threshold)")
+    parser.add_argument("--cost-model", choices=sorted(NAMES), default=DEFAULT_COST_MODEL,
+                        help="who decides each fusion; its own options below say 'for NAME' (default "
+                             f"{DEFAULT_COST_MODEL}: the shipped models, costfuse/models/ for edges and "
+                             "costfuse/models/groups/ for kernel groups)")
     for name, f in _model_fields().items():
         owners = _owners(name)
         kind = type(f.default) if f.default is not dataclasses.MISSING else str
