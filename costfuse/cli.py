@@ -38,9 +38,10 @@ FIELD_HELP = {
     "tile_policy": "launch config each kernel is costed at: heuristic = what the lowering picks, "
                    "wide = the heuristic's XBLOCK grown up to 4x",
     "model": "model bundle folder (costfuse-train --export) or models:/NAME@ALIAS",
-    "tracking_uri": "MLflow tracking URI for a models:/ --model",
+    "tracking_uri": "MLflow tracking URI for a models:/ --model or --group-model",
     "spill_budget": "spill bytes per thread (store + load) a fusion may add (groups: a kernel's config may have)",
-    "group_model": "group heads' bundle folder (feature schema v2) that decides kernel groups and their configs",
+    "group_model": "group heads' bundle folder (feature schema v2) or models:/NAME@ALIAS, which decide kernel "
+                   "groups and their configs",
     "allow_arch_mismatch": "use a model trained on another arch's labels instead of refusing it",
     "spill_cut": "group heads' P(spill) cut: f1 = the F1-best one, recall = the one that kept 95%% of "
                  "the training programs' spilling kernels (fewer spilling picks, less persistence)",
@@ -49,7 +50,7 @@ DEFAULT_COST_MODEL = "learned"
 """The model the project exists for, with the shipped bundles, in either fusion mode (issue #27, item 2)."""
 FIELD_CHOICES = {"arch": tuple(TARGETS), "tile_policy": TILE_POLICIES, "spill_cut": SPILL_CUTS}
 EMPTY_DEFAULT = {"model": "the shipped model in costfuse/models/",
-                 "tracking_uri": "$MLFLOW_TRACKING_URI; a models:/ --model with neither fails",
+                 "tracking_uri": "$MLFLOW_TRACKING_URI; a models:/ model with neither fails",
                  "group_model": "the shipped group model in costfuse/models/groups/"}
 
 

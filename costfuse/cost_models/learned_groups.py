@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from costfuse.cost_models.bundle import (
-    Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, load_bundle, require_arch,
+    Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, load_model, require_arch,
 )
 from costfuse.cost_models.group_time import score_configs
 from costfuse.featurize.group_features import GROUP_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features
@@ -57,11 +57,14 @@ FALLBACK = "fallback: analytical"
 NOT_AN_OPTION = {"cli": False}   # a field the CLI does not offer as an option
 
 
-def load_group_heads(model: str = "") -> Bundle:
-    """The group heads (feature schema v2) in ``model`` (default: the shipped ``costfuse/models/groups``)."""
-    source = Path(model) if model else SHIPPED_GROUP_MODEL_DIR
+def load_group_heads(model: str = "", tracking_uri: str = "") -> Bundle:
+    """The group heads (feature schema v2) in ``model``: a bundle folder or ``models:/NAME@ALIAS`` (the
+    heads registered as ``costfuse-group-...`` at that alias); default the shipped ``costfuse/models/groups``.
+    A file is refused, and v1's edge heads are named for what they are
+    (:func:`costfuse.cost_models.bundle.load_model`)."""
+    source = model or str(SHIPPED_GROUP_MODEL_DIR)
     try:
-        bundle = load_bundle(source, ("spill", "spill_bytes", "regs"), schema=GROUP_FEATURE_SCHEMA_VERSION)
+        bundle = load_model(source, ("spill", "spill_bytes", "regs"), GROUP_FEATURE_SCHEMA_VERSION, tracking_uri)
     except BundleError as err:
         raise ValueError(f"cannot load the group model {err} (train it with costfuse-train "
                          "--data data/sm90_v2 --data data/sm90_v1 --export DIR)") from None
@@ -133,6 +136,7 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
 
     name = "learned"
     group_model: str = ""
+    tracking_uri: str = ""
     arch: str = "sm_90"
     margin: float = 0.0
     spill_budget: float = 0.0
@@ -153,7 +157,7 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
 
     def _ensure_loaded(self) -> GroupHeads:
         if self._heads is None:
-            bundle = load_group_heads(self.group_model)
+            bundle = load_group_heads(self.group_model, self.tracking_uri)
             require_arch(bundle.metadata, self.arch, self.allow_arch_mismatch,
                          f"group model {self.group_model or 'costfuse/models/groups'}")
             self._heads = GroupHeads(bundle, self.spill_cut)
