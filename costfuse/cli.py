@@ -128,6 +128,9 @@ def _opt_parser() -> argparse.ArgumentParser:
                         "upstream refuses these")
     p.add_argument("--no-cleanup", action="store_true", help="skip canonicalize,cse after fusion")
     p.add_argument("--explain", action="store_true", help="print one line per decision to stderr")
+    from costfuse.data.cli_compile import add_emit_triton_option
+
+    add_emit_triton_option(p)
     return p
 
 
@@ -152,9 +155,12 @@ def _opt(args: argparse.Namespace) -> int:
     fusion = FusionPass(model, allow_multi_use=args.allow_multi_use)
     decisions = run_pipeline(module, fusion, cleanup=not args.no_cleanup)
     text = print_module(module)
+    emitted = _emit_triton(args.emit_triton, module)
     if args.explain:
         for d in decisions:
             print(d.line(), file=sys.stderr)
+        for line in emitted:
+            print(line, file=sys.stderr)
         fused = sum(d.fuse for d in decisions)
         print(f"# {model.name}: {fused} fused, {len(decisions) - fused} not fused, "
               f"{text.count('linalg.generic')} generics left", file=sys.stderr)
@@ -174,6 +180,7 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
     fusion = GroupFusionPass(model)
     kernels = run_group_pipeline(module, fusion, cleanup=not args.no_cleanup)
     text = print_module(module)
+    emitted = _emit_triton(args.emit_triton, module)
     if args.explain:
         for d in fusion.recomputed:
             print("recompute" + d.line()[4:], file=sys.stderr)
@@ -181,6 +188,8 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
             print(d.line(), file=sys.stderr)
         for k in kernels:
             print(k.line(), file=sys.stderr)
+        for line in emitted:
+            print(line, file=sys.stderr)
         print(fusion.summary(kernels), file=sys.stderr)
         decided, fell_back = model.group_fallbacks
         if decided:
@@ -188,6 +197,23 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
                   file=sys.stderr)
     write_output(args.output, text)
     return 0
+
+
+def _emit_triton(directory: str | None, module) -> list[str]:
+    """With ``--emit-triton DIR``: lower the pass's output as ``costfuse-data compile`` does and write each
+    kernel's Triton source to ``DIR`` (:mod:`costfuse.data.triton_files`); one ``--explain`` line per
+    kernel saying where it went (or why it has no file)."""
+    if not directory:
+        return []
+    from costfuse.data.cli_compile import lower_units
+    from costfuse.data.triton_files import write_sources
+
+    report, _, names = lower_units(module)
+    written = write_sources(report, names, directory)
+    who = (lambda i: f"@{names[i]}") if names else (lambda i: f"generic {i}")
+    lines = [(i, f"triton {who(i)} -> {path}") for i, path in written.items()]
+    lines += [(i, f"triton {who(i)}: no file, the lowering refuses it ({err})") for i, err in report.unsupported]
+    return [line for _, line in sorted(lines)]
 
 
 # ``costfuse COMMAND ...``: each command parses its own options.
