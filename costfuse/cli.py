@@ -127,7 +127,10 @@ def _opt_parser() -> argparse.ArgumentParser:
                    help="--fusion elementwise only: also fuse producers with other users (recomputes them); "
                         "upstream refuses these")
     p.add_argument("--no-cleanup", action="store_true", help="skip canonicalize,cse after fusion")
-    p.add_argument("--explain", action="store_true", help="print one line per decision to stderr")
+    p.add_argument("--explain", nargs="?", const="decisions", choices=EXPLAIN, metavar="decisions|configs",
+                   help="print one line per decision to stderr (bare --explain: decisions); --explain=configs "
+                        "also lists, under each kernel, every config the model weighed (P(spill), registers, "
+                        "bytes, time) and why the pick won (--fusion groups)")
     from costfuse.data.cli_compile import add_emit_triton_option
 
     add_emit_triton_option(p)
@@ -143,6 +146,7 @@ def opt_main(argv: list[str] | None = None) -> int:
 
 
 FUSIONS = ("groups", "elementwise")
+EXPLAIN = ("decisions", "configs")
 
 
 def _opt(args: argparse.Namespace) -> int:
@@ -177,7 +181,7 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 
     module = load_module(args.input)
-    fusion = GroupFusionPass(model)
+    fusion = GroupFusionPass(model, weigh_configs=args.explain == "configs")
     kernels = run_group_pipeline(module, fusion, cleanup=not args.no_cleanup)
     text = print_module(module)
     emitted = _emit_triton(args.emit_triton, module)
@@ -188,6 +192,9 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
             print(d.line(), file=sys.stderr)
         for k in kernels:
             print(k.line(), file=sys.stderr)
+            if args.explain == "configs":
+                for line in _weighed_lines(model, k):
+                    print(line, file=sys.stderr)
         for line in emitted:
             print(line, file=sys.stderr)
         print(fusion.summary(kernels), file=sys.stderr)
@@ -197,6 +204,18 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
                   file=sys.stderr)
     write_output(args.output, text)
     return 0
+
+
+def _weighed_lines(model: GroupPolicy, record) -> list[str]:
+    """``--explain=configs`` under one kernel line: every config ``model`` weighed for it, fastest first,
+    the one it runs at marked ``*``, with why it won and why each other lost."""
+    if record.kernel.shape is None:
+        return ["  no configs weighed: not a row kernel, it keeps v1's config"]
+    weighed = record.weighed
+    if not weighed:
+        return [f"  no configs weighed: {model.name} runs a fixed config or accepts none"]
+    return [f"  {len(weighed)} configs weighed by {model.name}, fastest first by its time:"] + [
+        w.line() for w in weighed]
 
 
 def _emit_triton(directory: str | None, module) -> list[str]:

@@ -38,6 +38,7 @@ class KernelRecord:
     caller: str
     name: str
     kernel: Kernel
+    weighed: tuple | None = None   # the configs the policy weighed (``weigh_configs=True``); None: not asked
 
     def line(self) -> str:
         return f"kernel @{self.name} = {self.kernel.label}: {self.kernel.estimate.line()}" + (
@@ -50,6 +51,7 @@ class GroupFusionPass:
 
     NAME: ClassVar[str] = "costfuse-groups"
     cost_model: GroupPolicy = field(default_factory=Always)
+    weigh_configs: bool = False    # keep, per kernel, every config the policy weighed (``--explain=configs``)
     decisions: list[GroupDecision] = field(default_factory=list, init=False)
     kernels: list[KernelRecord] = field(default_factory=list, init=False)
     recomputed: list[DecisionRecord] = field(default_factory=list, init=False)
@@ -71,10 +73,18 @@ class GroupFusionPass:
                 kernels, decisions = form_groups(block, self.cost_model)
                 self.decisions += decisions
                 caller = ir.StringAttr(fn.attributes["sym_name"]).value
+                weighed = [self._weigh(k) for k in kernels]   # before outlining moves the members
                 names = outline(fn, kernels)
-                records = [KernelRecord(caller, n, k) for n, k in zip(names, kernels)]
+                records = [KernelRecord(caller, n, k, w) for n, k, w in zip(names, kernels, weighed)]
                 self.kernels += sorted(records, key=lambda r: int(r.name.rsplit("_k", 1)[1]))
         return self.kernels[start:]
+
+    def _weigh(self, kernel: Kernel) -> tuple | None:
+        """The configs the policy weighed for ``kernel`` (empty for one that is no row kernel, or whose
+        policy weighs none), when ``weigh_configs``."""
+        if not self.weigh_configs or kernel.shape is None:
+            return None if not self.weigh_configs else ()
+        return tuple(self.cost_model.weigh_configs(kernel.shape) or ())
 
     def __call__(self, op: ir.Operation, pass_=None) -> None:
         self.run(op)
