@@ -181,7 +181,9 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 
     module = load_module(args.input)
-    fusion = GroupFusionPass(model, weigh_configs=args.explain == "configs")
+    from costfuse.data.refusals import lowering_refusal
+
+    fusion = GroupFusionPass(model, weigh_configs=args.explain == "configs", refuses=lowering_refusal)
     kernels = run_group_pipeline(module, fusion, cleanup=not args.no_cleanup)
     text = print_module(module)
     emitted = _emit_triton(args.emit_triton, module)

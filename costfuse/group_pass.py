@@ -8,6 +8,8 @@ consumers (:mod:`costfuse.expanding_producers`).  Then, for every function
 of the module (kernel functions it made excepted): form
 kernels with the cost model (:mod:`costfuse.groups`), and outline each kernel
 into a private function carrying its launch config (:mod:`costfuse.outline`).
+A generic the lowering refuses (``refuses``, injected: the core does not
+import the lowering) stays in the caller, so every kernel it outlines lowers.
 Like :class:`costfuse.fusion_pass.FusionPass` it is a dataclass usable
 directly or inside a ``PassManager``, deterministic, and it keeps every
 decision for ``--explain``.
@@ -24,7 +26,7 @@ from iree.compiler.passmanager import PassManager
 from costfuse.cost_models.always import Always
 from costfuse.expanding_producers import recompute_expanding_producers
 from costfuse.fusion_pass import DecisionRecord, run_with_cleanup
-from costfuse.groups import GroupDecision, Kernel, form_groups
+from costfuse.groups import GroupDecision, Kernel, Refusal, form_groups
 from costfuse.launch import KERNEL_ATTR
 from costfuse.outline import outline
 from costfuse.policy import GroupPolicy
@@ -52,6 +54,7 @@ class GroupFusionPass:
     NAME: ClassVar[str] = "costfuse-groups"
     cost_model: GroupPolicy = field(default_factory=Always)
     weigh_configs: bool = False    # keep, per kernel, every config the policy weighed (``--explain=configs``)
+    refuses: Refusal | None = None  # why the lowering refuses a generic: it then stays in the caller
     decisions: list[GroupDecision] = field(default_factory=list, init=False)
     kernels: list[KernelRecord] = field(default_factory=list, init=False)
     recomputed: list[DecisionRecord] = field(default_factory=list, init=False)
@@ -70,7 +73,7 @@ class GroupFusionPass:
             self.recomputed += recompute_expanding_producers(top)
             for fn in funcs:
                 block = fn.regions[0].blocks[0]
-                kernels, decisions = form_groups(block, self.cost_model)
+                kernels, decisions = form_groups(block, self.cost_model, self.refuses)
                 self.decisions += decisions
                 caller = ir.StringAttr(fn.attributes["sym_name"]).value
                 weighed = [self._weigh(k) for k in kernels]   # before outlining moves the members
