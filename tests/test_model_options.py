@@ -43,20 +43,27 @@ def test_the_edge_heads_given_to_group_model_are_named_for_what_they_are(capsys)
            "pass it as --model, with --fusion elementwise" in err
 
 
-def test_group_model_takes_a_registry_uri_and_gathers_the_group_heads_at_its_alias(monkeypatch, capsys):
-    """``models:/costfuse-group-spill@champion`` loads the heads registered as ``costfuse-group-*`` at that
-    alias (the registry is faked, as in test_bundle.py: a real store costs a migration)."""
+def _fake_registry(monkeypatch, bundle: Path, prefix: str) -> list[str]:
+    """``registry.load_uri`` answering ``models:/<prefix><head>@ALIAS`` with that head of ``bundle`` (the
+    registry is faked, as in test_bundle.py: a real store costs a migration); the URIs asked, in order."""
     asked = []
 
     def fake_load_uri(uri, tracking_uri="", heads=None):
         asked.append(uri)
-        name = uri.split("/")[-1].split("@")[0].removeprefix("costfuse-group-").replace("-", "_")
-        bundle = load_bundle(GROUPS, (name,), schema=None)
-        if not bundle.heads:
+        name = uri.split("/")[-1].split("@")[0].removeprefix(prefix).replace("-", "_")
+        loaded = load_bundle(bundle, (name,), schema=None)
+        if not loaded.heads:
             raise registry.NotRegistered(f"{uri}: not registered")
-        return bundle
+        return loaded
 
     monkeypatch.setattr(registry, "load_uri", fake_load_uri)
+    return asked
+
+
+def test_group_model_takes_a_registry_uri_and_gathers_the_group_heads_at_its_alias(monkeypatch, capsys):
+    """``models:/costfuse-group-spill@champion`` loads the heads registered as ``costfuse-group-*`` at that
+    alias."""
+    asked = _fake_registry(monkeypatch, GROUPS, "costfuse-group-")
     assert opt_main([str(EXAMPLE), "-o", "/dev/null", "--explain", "--group-model",
                      "models:/costfuse-group-spill@champion", "--tracking-uri", "sqlite:////x.db"]) == 0
     assert "# learned groups: " in capsys.readouterr().err
@@ -64,18 +71,8 @@ def test_group_model_takes_a_registry_uri_and_gathers_the_group_heads_at_its_ali
                      "models:/costfuse-group-regs@champion"]
 
 
-def test_a_v1_registry_uri_still_asks_for_v1_names(monkeypatch, capsys):
-    asked = []
-
-    def fake_load_uri(uri, tracking_uri="", heads=None):
-        asked.append(uri)
-        name = uri.split("/")[-1].split("@")[0].removeprefix("costfuse-").replace("-", "_")
-        bundle = load_bundle(EDGES, (name,), schema=None)
-        if not bundle.heads:
-            raise registry.NotRegistered(f"{uri}: not registered")
-        return bundle
-
-    monkeypatch.setattr(registry, "load_uri", fake_load_uri)
+def test_a_v1_registry_uri_still_asks_for_v1_names(monkeypatch):
+    asked = _fake_registry(monkeypatch, EDGES, "costfuse-")
     assert opt_main([str(EXAMPLE), "-o", "/dev/null", "--fusion", "elementwise", "--model",
                      "models:/costfuse-spill@champion", "--tracking-uri", "sqlite:////x.db"]) == 0
     assert asked == ["models:/costfuse-spill@champion", "models:/costfuse-spill-bytes@champion",
