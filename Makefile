@@ -17,7 +17,7 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	@echo "== the main job: the shipped learned model (costfuse/models/groups/) forms the kernel groups of an LLM-size RMSNorm backward and picks their configs =="
-	$(BIN)/costfuse-opt experiments/workloads/rmsnorm_bwd_bf16.mlir --fusion groups --cost-model learned --explain -o /dev/null
+	$(BIN)/costfuse-opt experiments/workloads/rmsnorm_bwd_bf16.mlir --explain -o /dev/null   # the defaults: --fusion groups --cost-model learned
 	@echo "== the same under the analytical model, and under Inductor's rules, for comparison =="
 	$(BIN)/costfuse-opt experiments/workloads/rmsnorm_bwd_bf16.mlir --cost-model analytical --explain -o /dev/null
 	$(BIN)/costfuse-opt experiments/workloads/rmsnorm_bwd_bf16.mlir --cost-model inductor --explain -o /dev/null

@@ -1,8 +1,9 @@
 """Command-line entry points: ``costfuse-opt`` and ``costfuse``.
 
-``costfuse-opt IN.mlir [-o OUT.mlir] [--fusion groups|elementwise] --cost-model NAME [model options] [--explain]``
+``costfuse-opt IN.mlir [-o OUT.mlir] [--fusion groups|elementwise] [--cost-model NAME] [model options] [--explain]``
 runs the fusion pass: kernel groups (the default: docs/groups.md) or v1's
-elementwise producer->consumer fusion.  Each cost model's dataclass fields become its options
+elementwise producer->consumer fusion, decided by ``learned`` (the shipped
+models) unless ``--cost-model`` names another.  Each cost model's dataclass fields become its options
 (``Threshold.max_chain_length`` is ``--max-chain-length``), so a new model
 needs no CLI code (only a help line in :data:`FIELD_HELP`).  Exit codes and
 error lines follow :mod:`costfuse.cli_common`: 1 for the user's input, 2 for a
@@ -37,16 +38,19 @@ FIELD_HELP = {
     "tile_policy": "launch config each kernel is costed at: heuristic = what the lowering picks, "
                    "wide = the heuristic's XBLOCK grown up to 4x",
     "model": "model bundle folder (costfuse-train --export) or models:/NAME@ALIAS",
-    "tracking_uri": "MLflow tracking URI for a models:/ --model",
+    "tracking_uri": "MLflow tracking URI for a models:/ --model or --group-model",
     "spill_budget": "spill bytes per thread (store + load) a fusion may add (groups: a kernel's config may have)",
-    "group_model": "group heads' bundle folder (feature schema v2) that decides kernel groups and their configs",
+    "group_model": "group heads' bundle folder (feature schema v2) or models:/NAME@ALIAS, which decide kernel "
+                   "groups and their configs",
     "allow_arch_mismatch": "use a model trained on another arch's labels instead of refusing it",
     "spill_cut": "group heads' P(spill) cut: f1 = the F1-best one, recall = the one that kept 95%% of "
                  "the training programs' spilling kernels (fewer spilling picks, less persistence)",
 }
+DEFAULT_COST_MODEL = "learned"
+"""The model the project exists for, with the shipped bundles, in either fusion mode (issue #27, item 2)."""
 FIELD_CHOICES = {"arch": tuple(TARGETS), "tile_policy": TILE_POLICIES, "spill_cut": SPILL_CUTS}
 EMPTY_DEFAULT = {"model": "the shipped model in costfuse/models/",
-                 "tracking_uri": "$MLFLOW_TRACKING_URI; a models:/ --model with neither fails",
+                 "tracking_uri": "$MLFLOW_TRACKING_URI; a models:/ model with neither fails",
                  "group_model": "the shipped group model in costfuse/models/groups/"}
 
 
@@ -75,8 +79,10 @@ def _option(name: str) -> str:
 
 def add_cost_model_arguments(parser: argparse.ArgumentParser) -> None:
     """``--cost-model`` plus every model's fields as options (default: the model's own)."""
-    parser.add_argument("--cost-model", choices=sorted(NAMES), default="threshold",
-                        help="who decides each fusion; its own options below say 'for NAME' (default threshold)")
+    parser.add_argument("--cost-model", choices=sorted(NAMES), default=DEFAULT_COST_MODEL,
+                        help="who decides each fusion; its own options below say 'for NAME' (default "
+                             f"{DEFAULT_COST_MODEL}: the shipped models, costfuse/models/ for edges and "
+                             "costfuse/models/groups/ for kernel groups)")
     for name, f in _model_fields().items():
         owners = _owners(name)
         kind = type(f.default) if f.default is not dataclasses.MISSING else str
@@ -121,7 +127,13 @@ def _opt_parser() -> argparse.ArgumentParser:
                    help="--fusion elementwise only: also fuse producers with other users (recomputes them); "
                         "upstream refuses these")
     p.add_argument("--no-cleanup", action="store_true", help="skip canonicalize,cse after fusion")
-    p.add_argument("--explain", action="store_true", help="print one line per decision to stderr")
+    p.add_argument("--explain", nargs="?", const="decisions", choices=EXPLAIN, metavar="decisions|configs",
+                   help="print one line per decision to stderr (bare --explain: decisions); --explain=configs "
+                        "also lists, under each kernel, every config the model weighed (P(spill), registers, "
+                        "bytes, time) and why the pick won (--fusion groups)")
+    from costfuse.data.cli_compile import add_emit_triton_option
+
+    add_emit_triton_option(p)
     return p
 
 
@@ -134,6 +146,7 @@ def opt_main(argv: list[str] | None = None) -> int:
 
 
 FUSIONS = ("groups", "elementwise")
+EXPLAIN = ("decisions", "configs")
 
 
 def _opt(args: argparse.Namespace) -> int:
@@ -146,9 +159,12 @@ def _opt(args: argparse.Namespace) -> int:
     fusion = FusionPass(model, allow_multi_use=args.allow_multi_use)
     decisions = run_pipeline(module, fusion, cleanup=not args.no_cleanup)
     text = print_module(module)
+    emitted = _emit_triton(args.emit_triton, module)
     if args.explain:
         for d in decisions:
             print(d.line(), file=sys.stderr)
+        for line in emitted:
+            print(line, file=sys.stderr)
         fused = sum(d.fuse for d in decisions)
         print(f"# {model.name}: {fused} fused, {len(decisions) - fused} not fused, "
               f"{text.count('linalg.generic')} generics left", file=sys.stderr)
@@ -165,9 +181,12 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 
     module = load_module(args.input)
-    fusion = GroupFusionPass(model)
+    from costfuse.data.refusals import lowering_refusal
+
+    fusion = GroupFusionPass(model, weigh_configs=args.explain == "configs", refuses=lowering_refusal)
     kernels = run_group_pipeline(module, fusion, cleanup=not args.no_cleanup)
     text = print_module(module)
+    emitted = _emit_triton(args.emit_triton, module)
     if args.explain:
         for d in fusion.recomputed:
             print("recompute" + d.line()[4:], file=sys.stderr)
@@ -175,6 +194,11 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
             print(d.line(), file=sys.stderr)
         for k in kernels:
             print(k.line(), file=sys.stderr)
+            if args.explain == "configs":
+                for line in _weighed_lines(model, k):
+                    print(line, file=sys.stderr)
+        for line in emitted:
+            print(line, file=sys.stderr)
         print(fusion.summary(kernels), file=sys.stderr)
         decided, fell_back = model.group_fallbacks
         if decided:
@@ -182,6 +206,35 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
                   file=sys.stderr)
     write_output(args.output, text)
     return 0
+
+
+def _weighed_lines(model: GroupPolicy, record) -> list[str]:
+    """``--explain=configs`` under one kernel line: every config ``model`` weighed for it, fastest first,
+    the one it runs at marked ``*``, with why it won and why each other lost."""
+    if record.kernel.shape is None:
+        return ["  no configs weighed: not a row kernel, it keeps v1's config"]
+    weighed = record.weighed
+    if not weighed:
+        return [f"  no configs weighed: {model.name} runs a fixed config or accepts none"]
+    return [f"  {len(weighed)} configs weighed by {model.name}, fastest first by its time:"] + [
+        w.line() for w in weighed]
+
+
+def _emit_triton(directory: str | None, module) -> list[str]:
+    """With ``--emit-triton DIR``: lower the pass's output as ``costfuse-data compile`` does and write each
+    kernel's Triton source to ``DIR`` (:mod:`costfuse.data.triton_files`); one ``--explain`` line per
+    kernel saying where it went (or why it has no file)."""
+    if not directory:
+        return []
+    from costfuse.data.cli_compile import lower_units
+    from costfuse.data.triton_files import write_sources
+
+    report, _, names = lower_units(module)
+    written = write_sources(report, names, directory)
+    who = (lambda i: f"@{names[i]}") if names else (lambda i: f"generic {i}")
+    lines = [(i, f"triton {who(i)} -> {path}") for i, path in written.items()]
+    lines += [(i, f"triton {who(i)}: no file, the lowering refuses it ({err})") for i, err in report.unsupported]
+    return [line for _, line in sorted(lines)]
 
 
 # ``costfuse COMMAND ...``: each command parses its own options.

@@ -8,6 +8,8 @@ consumers (:mod:`costfuse.expanding_producers`).  Then, for every function
 of the module (kernel functions it made excepted): form
 kernels with the cost model (:mod:`costfuse.groups`), and outline each kernel
 into a private function carrying its launch config (:mod:`costfuse.outline`).
+A generic the lowering refuses (``refuses``, injected: the core does not
+import the lowering) stays in the caller, so every kernel it outlines lowers.
 Like :class:`costfuse.fusion_pass.FusionPass` it is a dataclass usable
 directly or inside a ``PassManager``, deterministic, and it keeps every
 decision for ``--explain``.
@@ -24,7 +26,7 @@ from iree.compiler.passmanager import PassManager
 from costfuse.cost_models.always import Always
 from costfuse.expanding_producers import recompute_expanding_producers
 from costfuse.fusion_pass import DecisionRecord, run_with_cleanup
-from costfuse.groups import GroupDecision, Kernel, form_groups
+from costfuse.groups import GroupDecision, Kernel, Refusal, form_groups
 from costfuse.launch import KERNEL_ATTR
 from costfuse.outline import outline
 from costfuse.policy import GroupPolicy
@@ -38,6 +40,7 @@ class KernelRecord:
     caller: str
     name: str
     kernel: Kernel
+    weighed: tuple | None = None   # the configs the policy weighed (``weigh_configs=True``); None: not asked
 
     def line(self) -> str:
         return f"kernel @{self.name} = {self.kernel.label}: {self.kernel.estimate.line()}" + (
@@ -50,6 +53,8 @@ class GroupFusionPass:
 
     NAME: ClassVar[str] = "costfuse-groups"
     cost_model: GroupPolicy = field(default_factory=Always)
+    weigh_configs: bool = False    # keep, per kernel, every config the policy weighed (``--explain=configs``)
+    refuses: Refusal | None = None  # why the lowering refuses a generic: it then stays in the caller
     decisions: list[GroupDecision] = field(default_factory=list, init=False)
     kernels: list[KernelRecord] = field(default_factory=list, init=False)
     recomputed: list[DecisionRecord] = field(default_factory=list, init=False)
@@ -68,13 +73,21 @@ class GroupFusionPass:
             self.recomputed += recompute_expanding_producers(top)
             for fn in funcs:
                 block = fn.regions[0].blocks[0]
-                kernels, decisions = form_groups(block, self.cost_model)
+                kernels, decisions = form_groups(block, self.cost_model, self.refuses)
                 self.decisions += decisions
                 caller = ir.StringAttr(fn.attributes["sym_name"]).value
+                weighed = [self._weigh(k) for k in kernels]   # before outlining moves the members
                 names = outline(fn, kernels)
-                records = [KernelRecord(caller, n, k) for n, k in zip(names, kernels)]
+                records = [KernelRecord(caller, n, k, w) for n, k, w in zip(names, kernels, weighed)]
                 self.kernels += sorted(records, key=lambda r: int(r.name.rsplit("_k", 1)[1]))
         return self.kernels[start:]
+
+    def _weigh(self, kernel: Kernel) -> tuple | None:
+        """The configs the policy weighed for ``kernel`` (empty for one that is no row kernel, or whose
+        policy weighs none), when ``weigh_configs``."""
+        if not self.weigh_configs or kernel.shape is None:
+            return None if not self.weigh_configs else ()
+        return tuple(self.cost_model.weigh_configs(kernel.shape) or ())
 
     def __call__(self, op: ir.Operation, pass_=None) -> None:
         self.run(op)

@@ -19,6 +19,7 @@ several outputs.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from iree.compiler import ir
@@ -69,10 +70,16 @@ class GroupDecision:
         return f"{self.verdict:5} {self.a}{other}: {self.reason}{est}"
 
 
+Refusal = Callable[[ir.Operation], "str | None"]
+"""Why the lowering refuses a generic as a kernel (``None``: it lowers).  Injected by whoever may import
+the lowering (``costfuse-opt`` passes ``costfuse.data.refusals.lowering_refusal``): the core does not."""
+
+
 @dataclass
 class _Formation:
     ops: list[ir.Operation]          # every op of the block, program order
     model: GroupPolicy
+    refuses: Refusal | None = None   # a generic it refuses stays in the caller, in no kernel
     decisions: list[GroupDecision] = field(default_factory=list)
 
     def __post_init__(self):
@@ -88,6 +95,7 @@ class _Formation:
         self.user_pos: dict[int, set[int]] = {}      # unit -> positions of its owned members' users
         self.copies: dict[int, set[int]] = {}        # unit -> positions it recomputes (owned by another unit)
         self._noted: set[GroupDecision] = set()
+        self._refusals: dict[int, str | None] = {}
 
     def _users(self, op: ir.Operation) -> set[int]:
         out = set()
@@ -112,9 +120,21 @@ class _Formation:
 
     # -- kernels ---------------------------------------------------------------
 
+    def refusal(self, p: int) -> str | None:
+        """Why the lowering refuses the generic at position ``p`` (``None``: it lowers, or nobody asked)."""
+        if self.refuses is None or not static_shapes(self.ops[p]):   # a dynamic one stays anyway
+            return None
+        if p not in self._refusals:
+            self._refusals[p] = self.refuses(self.ops[p])
+        return self._refusals[p]
+
     def shape(self, positions, copies=frozenset()) -> KernelShape | NotAKernel:
         key = (frozenset(positions), frozenset(copies))
         if key not in self.shapes:
+            refused = next((p for p in sorted(key[0]) if self.refusal(p)), None)
+            if refused is not None:
+                self.shapes[key] = NotAKernel(f"the lowering refuses g{self.gnum[refused] + 1}")
+                return self.shapes[key]
             try:
                 self.shapes[key] = analyze_kernel([self.ops[p] for p in sorted(key[0])],
                                                   frozenset(self.ops[p] for p in key[1]))
@@ -333,10 +353,16 @@ class _Formation:
         it is, as in ``--fusion elementwise`` (outlining would need its dynamic sizes as arguments, and
         no launch config or lowering exists for it)."""
         members = self.members[unit]
-        if len(members) != 1 or static_shapes(self.ops[members[0]]):
+        if len(members) != 1:
             return False
-        self.note(GroupDecision("stay", self.name(unit), "", f"{DYNAMIC}: not outlined"))
-        return True
+        if not static_shapes(self.ops[members[0]]):
+            self.note(GroupDecision("stay", self.name(unit), "", f"{DYNAMIC}: not outlined"))
+            return True
+        if why := self.refusal(members[0]):
+            self.note(GroupDecision("stay", self.name(unit), "", f"the lowering refuses it ({why}): "
+                                                                "left in the caller, not outlined"))
+            return True
+        return False
 
     def _merge(self, heap: list, a: int, b: int) -> None:
         merged, unstored = self.merged(a, b)
@@ -387,8 +413,10 @@ class _Formation:
         self.push_around(heap, b)
 
 
-def form_groups(block: ir.Block, model: GroupPolicy) -> tuple[list[Kernel], list[GroupDecision]]:
-    """The kernels of ``block`` (a function body) and the decisions that formed them."""
-    f = _Formation([op.operation for op in block.operations], model)
+def form_groups(block: ir.Block, model: GroupPolicy,
+                refuses: Refusal | None = None) -> tuple[list[Kernel], list[GroupDecision]]:
+    """The kernels of ``block`` (a function body) and the decisions that formed them; a generic
+    ``refuses`` names a reason for stays in the caller (so every kernel formed lowers)."""
+    f = _Formation([op.operation for op in block.operations], model, refuses)
     kernels = f.run()
     return kernels, f.decisions

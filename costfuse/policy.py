@@ -120,6 +120,37 @@ class GroupEstimate:
 
 
 @dataclass(frozen=True)
+class WeighedConfig:
+    """One config a policy weighed for a kernel (``--explain=configs``): its estimates, the P(spill) a
+    learned policy predicted there (``None`` where none was), and the verdict: ``picked: why`` for the
+    one it chose, else why not (predicted to spill, outside the training range, slower than the pick)."""
+
+    launch: KernelLaunch
+    time_s: float
+    issued_bytes: int
+    dram_bytes: int | None
+    regs: float
+    spill_bytes: float
+    p_spill: float | None
+    verdict: str
+
+    @property
+    def picked(self) -> bool:
+        return self.verdict.startswith("picked")
+
+    def line(self) -> str:
+        """``  * persistent x1 r1024 w4     P(spill) 0.03  regs 40  spill 0 B  issued ... us  picked: ...``."""
+        p = "P(spill)  -  " if self.p_spill is None or self.p_spill != self.p_spill else f"P(spill) {self.p_spill:.2f}"
+        regs = "regs  ?" if self.regs != self.regs else f"regs {self.regs:3.0f}"
+        spill = "spill ? B" if self.spill_bytes != self.spill_bytes else f"spill {self.spill_bytes:.0f} B"
+        dram = "dram ?" if self.dram_bytes is None else f"dram {self.dram_bytes / 1e6:.3f} MB"
+        time = "time ?" if self.time_s != self.time_s else f"{self.time_s * 1e6:.2f} us"
+        return (f"  {'*' if self.picked else ' '} {self.launch.short():<27} {p}  {regs}  "
+                f"{spill}  issued {self.issued_bytes / 1e6:.3f} MB  {dram}  {time}  "
+                f"{self.verdict}")
+
+
+@dataclass(frozen=True)
 class MergeVerdict:
     """Whether two groups become one kernel; ``priority`` orders the merges (highest first)."""
 
@@ -193,6 +224,11 @@ class GroupPolicy(ABC):
             return MergeVerdict(False, saving, f"recompute saves less than the margin {self.margin:g}: "
                                                f"{t_after} us vs {t_before}{gone}")
         return MergeVerdict(False, saving, f"recompute is slower: {t_after} us vs {t_before}{gone}")
+
+    def weigh_configs(self, shape) -> list[WeighedConfig] | None:
+        """Every config :meth:`best_config` weighed for ``shape``, fastest first, with why each lost or won
+        (``--explain=configs``); ``None`` for a policy that weighs none (it runs a fixed config)."""
+        return None
 
     @property
     def group_fallbacks(self) -> tuple[int, int]:

@@ -1,12 +1,13 @@
 """``costfuse-data compile``: lower and compile every kernel of one module.
 
-``costfuse-data compile IN.mlir --arch sm_90 [--jobs N] [--timeout S] [--json]``
+``costfuse-data compile IN.mlir --arch sm_90 [--jobs N] [--timeout S] [--json] [--kernel NAME]
+[--config [MODE,]XBLOCK,RBLOCK,WARPS] [--emit-triton DIR]``
 lowers the module to Triton kernels, compiles each for the arch on the CPU,
 and prints one row per kernel: kernel, config, mode, HBM bytes, registers,
 spill bytes, status.  An *outlined* module (written by ``costfuse-opt --fusion
 groups``: its kernels are functions marked ``costfuse.kernel``,
 docs/groups.md) gets one row per kernel function, each lowered at its own
-``costfuse.launch`` (``data.lower_kernel``); any other module one row per
+``costfuse.launch`` (``data/lowering/kernel.py``); any other module one row per
 ``linalg.generic`` (v1).  Unsupported kernels get a row too
 (``status=unsupported`` and the reason), so nothing disappears silently.
 ``--json`` rows have one schema for both kinds of module,
@@ -35,7 +36,8 @@ What a row is depends on the module:
   outlined module  written by `costfuse-opt --fusion groups`: its kernels are functions marked
                    costfuse.kernel, called from the caller; one row per kernel function, lowered
                    to one Triton kernel at the function's own costfuse.launch (pointwise,
-                   persistent or looped); --config is refused
+                   persistent or looped); --kernel NAME keeps one, and --config recompiles
+                   it at the launch given
   any other module one row per linalg.generic, each its own kernel at the lowering's heuristic
                    config (or --config)"""
 
@@ -84,12 +86,26 @@ def add_compile(sub) -> None:
     add_arch_option(p)
     p.add_argument("--jobs", "-j", type=int_at_least(1), default=1, help="parallel compile workers (default 1)")
     add_compile_limits(p)
-    p.add_argument("--config", metavar="XBLOCK,RBLOCK,WARPS",
-                   help="launch config for every generic instead of the heuristic (not for an outlined module, "
-                        "whose kernel functions carry theirs)")
+    p.add_argument("--config", metavar="[MODE,]XBLOCK,RBLOCK,WARPS",
+                   help="launch config for every generic instead of the heuristic; for an outlined module, the "
+                        "launch to recompile one kernel function at instead of its costfuse.launch (--kernel "
+                        "names it; MODE pointwise|persistent|looped, default: pointwise for a pointwise kernel, "
+                        "persistent when RBLOCK holds the row, else looped)")
+    p.add_argument("--kernel", metavar="NAME",
+                   help="compile only this kernel function of an outlined module (needed with --config when "
+                        "the module has several)")
+    add_emit_triton_option(p)
     p.add_argument("--no-cache", action="store_true", help="ignore and do not write the result cache")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per row (keys below)")
     p.set_defaults(func=run_compile)
+
+
+def add_emit_triton_option(p) -> None:
+    """``--emit-triton DIR`` (``compile`` and ``costfuse-opt``): each kernel's Triton source, as a file
+    named after its kernel (:mod:`data.triton_files`)."""
+    p.add_argument("--emit-triton", metavar="DIR",
+                   help="write each kernel's Triton source to DIR/<kernel function>.py (DIR/generic_<index>.py "
+                        "for a bare generic); DIR is created if missing")
 
 
 def add_arch_option(p) -> None:
@@ -113,13 +129,40 @@ def add_compile_limits(p) -> None:
 
 
 def _parse_config(text: str):
+    """``(mode or None, LaunchConfig)`` of ``--config [MODE,]XBLOCK,RBLOCK,WARPS``."""
     from costfuse.data.launch_config import LaunchConfig
+    from costfuse.launch import MODES
 
+    parts = text.split(",")
+    mode = parts.pop(0) if parts and parts[0] in MODES else None
     try:
-        x, r, w = (int(v) for v in text.split(","))
+        x, r, w = (int(v) for v in parts)
     except ValueError:
-        raise ValueError(f"--config {text!r}: expected XBLOCK,RBLOCK,WARPS") from None
-    return LaunchConfig(XBLOCK=x, RBLOCK=r, num_warps=w)
+        raise ValueError(f"--config {text!r}: expected [MODE,]XBLOCK,RBLOCK,WARPS with MODE one of "
+                         f"{', '.join(MODES)}") from None
+    return mode, LaunchConfig(XBLOCK=x, RBLOCK=r, num_warps=w)
+
+
+def _launch_for(func, mode, config):
+    """The ``KernelLaunch`` a user's ``--config`` means for kernel function ``func``: ``mode`` when given,
+    else pointwise for a pointwise kernel, persistent when RBLOCK holds the row, looped otherwise (a
+    function that is no row kernel is lowered as its one generic, which reads only the blocks)."""
+    from costfuse.data.lowering.kernel_function import kernel_members
+    from costfuse.kernel import NotAKernel, analyze_kernel
+    from costfuse.launch import KernelLaunch
+
+    if mode is None:
+        try:
+            shape = analyze_kernel(kernel_members(func))
+        except NotAKernel:
+            shape = None
+        if shape is None:
+            mode = "pointwise" if config.RBLOCK == 1 else "looped"
+        elif shape.pointwise:
+            mode = "pointwise"
+        else:
+            mode = "persistent" if config.RBLOCK >= shape.n else "looped"
+    return KernelLaunch(mode, config.XBLOCK, config.RBLOCK, config.num_warps)
 
 
 def _describe(kernel) -> str:
@@ -131,20 +174,48 @@ def _describe(kernel) -> str:
     return f"{shape}->{out} {first.elem} {kind} {kernel.body_ops}ops"
 
 
-def _lower(module, config):
+def lower_units(module, config=None, kernel: str | None = None, mode: str | None = None):
     """(report, unit, names): every kernel function when the module has any
-    (``data.lower_kernel``, each at its own ``costfuse.launch``), else every generic (v1)."""
+    (``data/lowering/kernel.py``, each at its own ``costfuse.launch``), else every generic (v1).
+
+    ``kernel`` keeps only that kernel function; ``config`` (with ``mode``, or the mode
+    :func:`_launch_for` infers) recompiles it at that launch instead of its own.
+    """
     from costfuse.data.lowering.generic import lower_module
-    from costfuse.data.lowering.kernel import lower_kernels
+    from costfuse.data.lowering.kernel import lower_kernel, lower_kernels
     from costfuse.data.lowering.kernel_function import function_name, kernel_functions
+    from costfuse.data.lowering.report import LoweringReport
+    from costfuse.data.lowering.unsupported import UnsupportedOp
 
     funcs = kernel_functions(module)
     if not funcs:
+        if kernel is not None or mode is not None:
+            raise ValueError(f"--{'kernel' if kernel is not None else 'config'} {kernel or mode}: this module has "
+                             "no kernel functions (costfuse-opt --fusion groups writes them)")
         return lower_module(module, (lambda info: config) if config else None), "generic", None
-    if config:
-        raise ValueError("--config sets the config of bare generics; this module has kernel functions, "
-                         "whose costfuse.launch is their config")
-    return lower_kernels(module), "function", [function_name(f) for f in funcs]
+    names = [function_name(f) for f in funcs]
+    if kernel is None and config is not None:
+        if len(funcs) != 1:
+            raise ValueError("--config recompiles one kernel function at the launch given; name it with --kernel "
+                             f"(one of {', '.join(names)})")
+        kernel = names[0]
+    if kernel is None:
+        return lower_kernels(module), "function", names
+    if kernel not in names:
+        raise ValueError(f"--kernel {kernel}: no kernel function of that name (the module has "
+                         f"{', '.join(names)})")
+    i = names.index(kernel)
+    if config is None:
+        whole = lower_kernels(module)
+        return LoweringReport([k for k in whole.kernels if k[0] == i], [u for u in whole.unsupported if u[0] == i],
+                              whole.what), "function", names
+    # The user's launch: one that does not fit the kernel is their error (ValueError: exit 1), not a row.
+    report = LoweringReport(what="kernel functions")
+    try:
+        report.kernels.append((i, lower_kernel(funcs[i], _launch_for(funcs[i], mode, config))))
+    except UnsupportedOp as err:
+        report.unsupported.append((i, err))
+    return report, "function", names
 
 
 def _row(**values) -> dict:
@@ -159,9 +230,14 @@ def run_compile(args) -> int:
     # A bad config, unreadable IR or a config that does not fit raise ValueError/IRError: exit 1 (the arch
     # and the limits were checked when parsed).
     arch = parse_arch(args.arch)
-    config = _parse_config(args.config) if args.config else None
+    mode, config = _parse_config(args.config) if args.config else (None, None)
     module = load_module(args.input)
-    report, unit, names = _lower(module, config)
+    report, unit, names = lower_units(module, config, args.kernel, mode)
+    if args.emit_triton:
+        from costfuse.data.triton_files import write_sources
+
+        written = write_sources(report, names, args.emit_triton)
+        print(f"wrote {len(written)} Triton sources to {args.emit_triton}", file=sys.stderr)
     tasks = [CompileTask(k.source, k.config, arch) for _, k in report.kernels]
     progress = _progress(len(tasks)) if sys.stderr.isatty() and not args.json else None
     with CompilePool(args.jobs, args.timeout, args.mem_limit_gb or None, cache=not args.no_cache) as pool:

@@ -68,3 +68,17 @@ def test_console_scripts_are_installed():
     bindir = Path(sys.executable).parent
     r = subprocess.run([str(bindir / "costfuse-opt"), "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "--cost-model" in r.stdout
+
+
+@pytest.mark.parametrize("fusion, summary", [
+    ([], "# learned groups: "),                               # the default fusion mode
+    (["--fusion", "groups"], "# learned groups: "),
+    (["--fusion", "elementwise"], "# learned: "),
+])
+def test_the_default_cost_model_is_learned_with_the_shipped_models(fusion, summary, capsys):
+    """``costfuse-opt x.mlir`` runs the model the project exists for (issue #27, item 2)."""
+    from costfuse.cli import opt_main
+
+    assert opt_main([str(EXAMPLE), *fusion, "--explain", "-o", "/dev/null"]) == 0
+    err = capsys.readouterr().err
+    assert any(line.startswith(summary) for line in err.splitlines()), err

@@ -48,3 +48,42 @@ def test_design_doc_relative_links_resolve():
     links = re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", DESIGN.read_text())
     missing = [link for link in links if not (DESIGN.parent / link).exists()]
     assert links and not missing, f"{DESIGN}: links to missing files: {missing}"
+
+
+SHIPPED_BUNDLES = ("costfuse/models", "costfuse/models/groups")
+TRAIN_COMMAND = re.compile(r"costfuse-train [^`\n]*--export (costfuse/models(?:/groups)?)/?(?=[\s`]|$)[^`\n]*")
+
+
+def _without_store(command: str) -> list[str]:
+    """The command's words without ``--tracking-uri URI``: where MLflow logs does not change the bundle."""
+    words = command.split()
+    out, skip = [], False
+    for w in words:
+        if skip:
+            skip = False
+        elif w == "--tracking-uri":
+            skip = True
+        else:
+            out.append(w)
+    return out
+
+
+def test_documented_training_commands_reproduce_the_shipped_bundles():
+    """Every command the docs give for a shipped bundle is the one its metadata.json records (issue #27,
+    item 2: the group heads' command lacked --n-estimators 300)."""
+    import json
+
+    recorded = {b: _without_store(json.loads((REPO / b / "metadata.json").read_text())["command"])
+                for b in SHIPPED_BUNDLES}
+    seen, wrong = set(), []
+    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        for match in TRAIN_COMMAND.finditer(path.read_text()):
+            if "<" in match.group(0):   # a template (data/<dir>), not the shipped bundle's command
+                continue
+            bundle = match.group(1)
+            seen.add(bundle)
+            if _without_store(match.group(0)) != recorded[bundle]:
+                wrong.append(f"{path.relative_to(REPO)}: {match.group(0)!r} (metadata.json: "
+                             f"{' '.join(recorded[bundle])!r})")
+    assert seen == set(SHIPPED_BUNDLES), f"no documented command for {set(SHIPPED_BUNDLES) - seen}"
+    assert not wrong, "documented training commands that do not reproduce the shipped bundle:\n" + "\n".join(wrong)

@@ -581,7 +581,7 @@ def group_loads(monkeypatch):
                   "spill": {**shipped.metadata["heads"]["spill"], "decision_threshold": GROUP_CUT}}
     loads, arch = [], ["sm_90"]
 
-    def load(model=""):
+    def load(model="", tracking_uri=""):
         loads.append(model)
         return Bundle({**shipped.metadata, "heads": heads_meta, "arch": arch[0]}, shipped.heads)
 

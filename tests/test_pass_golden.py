@@ -27,6 +27,30 @@ def test_golden(path):
     assert _run(name, model) == path.read_text()
 
 
+GROUP_CASES = sorted((GOLDEN / "groups").glob("*.*.mlir"))
+
+
+@pytest.mark.parametrize("path", GROUP_CASES, ids=lambda p: f"groups/{p.name}")
+def test_groups_golden(path):
+    """``--fusion groups``: the ``--explain`` lines and the outlined module, as ``costfuse-opt`` prints them."""
+    import sys
+
+    sys.path.insert(0, str(GOLDEN))
+    from regenerate import groups_text
+
+    name, model, _ = path.name.split(".")
+    assert groups_text((GOLDEN / f"{name}.mlir").read_text(), model, name) == path.read_text()
+
+
+def test_every_group_golden_is_there():
+    import sys
+
+    sys.path.insert(0, str(GOLDEN))
+    from regenerate import GROUP_MODELS, inputs
+
+    assert {p.name for p in GROUP_CASES} == {f"{n}.{m}.mlir" for n in inputs() for m in GROUP_MODELS}
+
+
 def test_golden_inputs_are_current():
     """The committed inputs still match the corpus they were generated from."""
     import sys

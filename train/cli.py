@@ -111,6 +111,7 @@ def _train(args: argparse.Namespace, command: str) -> int:
     params = XGBParams(n_estimators=args.n_estimators, max_depth=args.max_depth, learning_rate=args.learning_rate,
                        n_jobs=args.jobs, seed=args.seed)
     if groups:
+        from costfuse.cost_models.bundle import GROUP_FEATURE_SCHEMA_VERSION, registered_name
         from costfuse.train.group_baselines import group_baselines
         from costfuse.train.group_report import render_v2, v2_metrics
 
@@ -118,8 +119,7 @@ def _train(args: argparse.Namespace, command: str) -> int:
                               baseline_factory=group_baselines)
         result.goal_specs, result.extra = pipeline.GROUP_GOALS, v2_metrics(result)
         for r in result.heads.values():   # registered apart from v1's heads: costfuse-group-spill, ...
-            r.spec = dataclasses.replace(r.spec, registered_name=r.spec.registered_name.replace(
-                "costfuse-", "costfuse-group-", 1))
+            r.spec = dataclasses.replace(r.spec, registered_name=registered_name(r.spec, GROUP_FEATURE_SCHEMA_VERSION))
         text = report.render(result) + "\n" + render_v2(result)
     else:
         result = pipeline.run(table, args.target, params, args.test_size, holdout=not args.no_holdout, log=log)

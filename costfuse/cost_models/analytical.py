@@ -217,3 +217,11 @@ class Analytical(EdgePolicy, GroupPolicy):
 
         scores = score_configs(shape, config_space(shape), self._target)
         return scores.estimate(scores.best(), f"fastest of {len(scores.configs)} configs by the analytical time")
+
+    def weigh_configs(self, shape):
+        """Every config of the space by the analytical time (``--explain=configs``)."""
+        from costfuse.cost_models.group_time import score_configs
+        from costfuse.launch import config_space
+
+        scores = score_configs(shape, config_space(shape), self._target)
+        return scores.weighed(scores.best(), "the fastest by the analytical time (estimated registers and spills)")

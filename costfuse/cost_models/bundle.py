@@ -251,6 +251,48 @@ def load_bundle(directory: str | Path, heads: tuple[str, ...] | None = None, met
     return Bundle({**metadata, "heads": {n: metadata["heads"][n] for n in loaded}}, loaded)
 
 
+GROUP_REGISTRY_PREFIX = "costfuse-group-"
+"""Group heads are registered apart from v1's: ``costfuse-group-spill``, ... (``costfuse-train`` on v2 data)."""
+SCHEMA_ROLE = {
+    FEATURE_SCHEMA_VERSION: ("v1's edge heads", "--model", "--fusion elementwise"),
+    GROUP_FEATURE_SCHEMA_VERSION: ("kernel-group heads", "--group-model", "--fusion groups"),
+}
+"""Per feature schema: what its bundle holds, the option that takes it, and the fusion mode that uses it."""
+
+
+def registered_name(spec: HeadSpec, schema: int = FEATURE_SCHEMA_VERSION) -> str:
+    """The registry name of head ``spec`` in a bundle of feature schema ``schema``."""
+    if schema == GROUP_FEATURE_SCHEMA_VERSION:
+        return spec.registered_name.replace("costfuse-", GROUP_REGISTRY_PREFIX, 1)
+    return spec.registered_name
+
+
+def load_model(source: str, heads: tuple[str, ...], schema: int, tracking_uri: str = "") -> Bundle:
+    """The bundle a user named with :data:`SCHEMA_ROLE`'s option for ``schema``: a folder, or an MLflow URI
+    (``models:/NAME@ALIAS`` brings the heads registered at the same alias).
+
+    A file is refused rather than read as its folder, and a bundle of the other feature schema is named
+    for what it is (the group heads given to ``--model`` are not "a feature-schema mismatch to retrain",
+    they belong to ``--group-model``).  Raises :class:`BundleError` with one line.
+    """
+    option = SCHEMA_ROLE[schema][1]
+    if is_uri(source):
+        from costfuse.cost_models.registry import load_registered
+
+        bundle = load_registered(source, tracking_uri, heads)
+    elif Path(source).is_file():
+        raise BundleError(f"{source}: a file; {option} takes a model folder (the one holding {METADATA_FILE}, e.g. "
+                          f"{option} {Path(source).parent}) or models:/NAME@ALIAS")
+    else:
+        bundle = load_bundle(source, heads, schema=None)
+    found = bundle.metadata.get("feature_schema_version")   # a known one: load_bundle checked it
+    if found in SCHEMA_ROLE and found != schema:
+        what, its_option, its_fusion = SCHEMA_ROLE[found]
+        raise BundleError(f"{source}: holds {what} (feature schema v{found}), but {option} takes "
+                          f"{SCHEMA_ROLE[schema][0]} (v{schema}); pass it as {its_option}, with {its_fusion}")
+    return bundle
+
+
 def is_uri(text: str) -> bool:
     """Whether ``--model`` names an MLflow URI (``models:/NAME@ALIAS``, ``runs:/...``, ``scheme://...``)."""
     return "://" in text or text.startswith(("models:/", "runs:/"))

@@ -45,7 +45,7 @@ import numpy as np
 from costfuse.estimates import elem_bits, l2_holds, memory_bytes, row_registers, spill_bytes, spill_traffic
 from costfuse.kernel import KernelShape
 from costfuse.launch import KernelLaunch, numel
-from costfuse.policy import GroupEstimate
+from costfuse.policy import GroupEstimate, WeighedConfig, microseconds
 from costfuse.targets import Target
 
 MAX_WARPS_PER_SM = 64
@@ -77,6 +77,34 @@ class ConfigScores:
         """Config ``i`` and its estimates as a ``GroupEstimate`` (what a model's ``best_config`` returns)."""
         return GroupEstimate(self.configs[i], float(self.time_s[i]), int(self.issued_bytes[i]),
                              float(self.regs[i]), float(self.spill_bytes[i]), reason, int(self.dram_bytes[i]))
+
+
+    def weighed(self, pick: int | None, why: str, rejected: dict[int, str] | None = None,
+                p_spill: np.ndarray | None = None, regs: np.ndarray | None = None,
+                spill: np.ndarray | None = None) -> list[WeighedConfig]:
+        """Every config as a :class:`WeighedConfig`, fastest first: ``pick`` (chosen because ``why``), those
+        in ``rejected`` with their reason, the rest slower than the pick.  ``p_spill``, ``regs``, ``spill``:
+        a learned policy's predictions per config (NaN where it made none), instead of the estimates."""
+        rejected = rejected or {}
+        regs = self.regs if regs is None else regs
+        spill = self.spill_bytes if spill is None else spill
+        out = []
+        for i in np.argsort(self.time_s, kind="stable"):
+            i = int(i)
+            if i == pick:
+                verdict = f"picked: {why}"
+            elif i in rejected:
+                verdict = rejected[i]
+            elif pick is None:
+                verdict = "not picked"
+            else:
+                slower, best = microseconds(float(self.time_s[i]), float(self.time_s[pick]))
+                verdict = f"slower than the pick ({slower} vs {best} us)" if slower != best else \
+                    "as fast as the pick, which comes first"
+            out.append(WeighedConfig(self.configs[i], float(self.time_s[i]), int(self.issued_bytes[i]),
+                                     int(self.dram_bytes[i]), float(regs[i]), float(spill[i]),
+                                     None if p_spill is None else float(p_spill[i]), verdict))
+        return out
 
 
 def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Target,

@@ -206,6 +206,28 @@ class Inductor(EdgePolicy, GroupPolicy):
 
     def best_config(self, shape) -> GroupEstimate:
         """The config Inductor would run ``shape`` at, with our analytical estimates there."""
+        scores, rule, fits, i = self._benchmark(shape)
+        if len(scores.configs) == 1:
+            return scores.estimate(0, f"inductor {rule}: its one config")
+        dropped = int((~fits).sum())
+        pick = "all spill: the first" if i is None else "fastest by our analytical time"
+        return scores.estimate(0 if i is None else i,
+                               f"inductor {rule}: benchmark emulated over {len(scores.configs)} configs, "
+                               f"{dropped} dropped for > {SPILL_THRESHOLD} spills (stack/4), {pick}")
+
+    def weigh_configs(self, shape):
+        """Inductor's candidates for ``shape``, the spill filter's drops and the benchmark's pick."""
+        scores, rule, fits, i = self._benchmark(shape)
+        if len(scores.configs) == 1:
+            return scores.weighed(0, f"inductor {rule}: its one config")
+        dropped = {j: f"dropped: > {SPILL_THRESHOLD} spills (stack/4)" for j, ok in enumerate(fits) if not ok}
+        if i is None:
+            dropped.pop(0)
+        return scores.weighed(0 if i is None else i, f"inductor {rule}: " + (
+            "all spill: the first" if i is None else "the fastest left, by our analytical time"), dropped)
+
+    def _benchmark(self, shape):
+        """(scores of Inductor's candidates, the rule, which pass the spill filter, the fastest of those)."""
         from costfuse.cost_models.group_time import score_configs
 
         configs, rule = self.candidates(shape)
@@ -214,15 +236,8 @@ class Inductor(EdgePolicy, GroupPolicy):
         if len(scaled) > len(configs):
             configs, scores = scaled, score_configs(shape, scaled, self._target)
             rule += " + RBLOCK halved for occupancy"
-        if len(configs) == 1:
-            return scores.estimate(0, f"inductor {rule}: its one config")
         fits = scores.spill_bytes / SPILL_BYTES_PER_REGISTER <= SPILL_THRESHOLD   # n_spills: spilled registers
-        i = scores.best(fits)
-        dropped = int((~fits).sum())
-        pick = "all spill: the first" if i is None else "fastest by our analytical time"
-        return scores.estimate(0 if i is None else i,
-                               f"inductor {rule}: benchmark emulated over {len(configs)} configs, "
-                               f"{dropped} dropped for > {SPILL_THRESHOLD} spills (stack/4), {pick}")
+        return scores, rule, fits, scores.best(fits)
 
     # -- formation -------------------------------------------------------------------
 

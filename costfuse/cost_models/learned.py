@@ -52,8 +52,9 @@ from costfuse.cost_models.analytical import (
     time_rule,
 )
 from costfuse.cost_models.bundle import (
-    METADATA_FILE, Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, is_uri, load_bundle, require_arch,
+    METADATA_FILE, Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, load_model, require_arch,
 )
+from costfuse.featurize.features import FEATURE_SCHEMA_VERSION
 from costfuse.policy import Decision, EdgePolicy, FusionCandidate
 from costfuse.targets import get_target
 
@@ -83,15 +84,7 @@ def load_heads(model: str = "", tracking_uri: str = "") -> Bundle:
         raise ValueError(f"no shipped model in {SHIPPED_MODEL_DIR} (costfuse-train --data DIR --export "
                          f"{SHIPPED_MODEL_DIR}), so pass --model DIR|models:/NAME@ALIAS")
     try:
-        if is_uri(source):
-            from costfuse.cost_models.registry import load_registered
-
-            bundle = load_registered(source, tracking_uri, HEADS_USED)
-        elif Path(source).is_file():
-            raise BundleError(f"{source}: a file; --model takes a model folder (the one holding {METADATA_FILE}, e.g. "
-                              f"--model {Path(source).parent}) or models:/NAME@ALIAS")
-        else:
-            bundle = load_bundle(source, HEADS_USED)
+        bundle = load_model(source, HEADS_USED, FEATURE_SCHEMA_VERSION, tracking_uri)
     except BundleError as err:
         raise ValueError(f"cannot load model {err}") from None  # err names the file
     if "spill" not in bundle.heads:

@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from costfuse.cost_models.bundle import (
-    Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, load_bundle, require_arch,
+    Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, load_model, require_arch,
 )
 from costfuse.cost_models.group_time import score_configs
 from costfuse.featurize.group_features import GROUP_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features
@@ -57,11 +57,14 @@ FALLBACK = "fallback: analytical"
 NOT_AN_OPTION = {"cli": False}   # a field the CLI does not offer as an option
 
 
-def load_group_heads(model: str = "") -> Bundle:
-    """The group heads (feature schema v2) in ``model`` (default: the shipped ``costfuse/models/groups``)."""
-    source = Path(model) if model else SHIPPED_GROUP_MODEL_DIR
+def load_group_heads(model: str = "", tracking_uri: str = "") -> Bundle:
+    """The group heads (feature schema v2) in ``model``: a bundle folder or ``models:/NAME@ALIAS`` (the
+    heads registered as ``costfuse-group-...`` at that alias); default the shipped ``costfuse/models/groups``.
+    A file is refused, and v1's edge heads are named for what they are
+    (:func:`costfuse.cost_models.bundle.load_model`)."""
+    source = model or str(SHIPPED_GROUP_MODEL_DIR)
     try:
-        bundle = load_bundle(source, ("spill", "spill_bytes", "regs"), schema=GROUP_FEATURE_SCHEMA_VERSION)
+        bundle = load_model(source, ("spill", "spill_bytes", "regs"), GROUP_FEATURE_SCHEMA_VERSION, tracking_uri)
     except BundleError as err:
         raise ValueError(f"cannot load the group model {err} (train it with costfuse-train "
                          "--data data/sm90_v2 --data data/sm90_v1 --export DIR)") from None
@@ -112,8 +115,12 @@ class GroupHeads:
 
     def regs(self, x: np.ndarray) -> float:
         """Predicted registers per thread of one feature row (NaN without a register head)."""
+        return float(self.regs_of(np.asarray(x, float).reshape(1, -1))[0])
+
+    def regs_of(self, X: np.ndarray) -> np.ndarray:
+        """Predicted registers per thread of each row of ``X`` (NaN without a register head)."""
         head = self.bundle.heads.get("regs")
-        return float(head.predict(np.asarray(x, float).reshape(1, -1))[0]) if head else float("nan")
+        return head.predict(X) if head else np.full(len(X), np.nan)
 
     def outside(self, X: np.ndarray) -> tuple[np.ndarray, str]:
         """Per row: outside the training range on any column; and the first group column out of range ("" if none)."""
@@ -133,6 +140,7 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
 
     name = "learned"
     group_model: str = ""
+    tracking_uri: str = ""
     arch: str = "sm_90"
     margin: float = 0.0
     spill_budget: float = 0.0
@@ -153,7 +161,7 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
 
     def _ensure_loaded(self) -> GroupHeads:
         if self._heads is None:
-            bundle = load_group_heads(self.group_model)
+            bundle = load_group_heads(self.group_model, self.tracking_uri)
             require_arch(bundle.metadata, self.arch, self.allow_arch_mismatch,
                          f"group model {self.group_model or 'costfuse/models/groups'}")
             self._heads = GroupHeads(bundle, self.spill_cut)
@@ -173,6 +181,10 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
     def best_config(self, shape):
         """The fastest config predicted spill-free (see :func:`best_config`)."""
         return best_config(self.heads, shape, self._target, self.spill_budget, self.fallback)
+
+    def weigh_configs(self, shape):
+        """Every config with its predicted P(spill) and registers (see :func:`weigh_configs`)."""
+        return weigh_configs(self.heads, shape, self._target, self.spill_budget, self.fallback)
 
 
 def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback):
@@ -217,6 +229,46 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback)
                                  f"{scored} of {len(configs)} configs predicted in analytical-time order")
         return replace(est, regs=heads.regs(X[i]))
     return _fallback(heads, fallback, shape, f"no config of {len(configs)} predicted within the spill budget")
+
+
+def weigh_configs(heads: GroupHeads, shape, target, spill_budget: float, fallback):
+    """What :func:`best_config` weighs, spelled out for ``--explain=configs``: every config of the space,
+    fastest first by the analytical time, with the heads' P(spill) and registers for each config inside
+    the training range (all of them are predicted here, where :func:`best_config` stops at the first
+    batch holding a spill-free one: the pick is the same), and why each lost.  A group the heads cannot
+    decide is weighed by ``fallback``, each verdict saying so."""
+    configs = config_space(shape)
+    X = group_features(shape, configs, target.arch)
+    out_of_range, why = heads.outside(X)
+    if why:
+        weighed = fallback.weigh_configs(shape) or []
+        return [replace(w, verdict=f"{FALLBACK} (group outside the training range: {why}): {w.verdict}")
+                for w in weighed]
+    inside = np.flatnonzero(~out_of_range)
+    p_spill, regs, spill = (np.full(len(configs), np.nan) for _ in range(3))
+    spill[:] = 0.0
+    if len(inside):
+        pred = heads.predict(X[inside])   # the bytes too, to show them (best_config skips them at budget 0)
+        p_spill[inside], spill[inside] = pred["p_spill"], pred["spill_bytes"]
+        regs[inside] = heads.regs_of(X[inside])
+    allowed = ~out_of_range & (spill <= spill_budget)
+    scores = score_configs(shape, configs, target,
+                           predicted_spill=spill if spill_budget > 0 else np.zeros(len(configs)))
+    pick = scores.best(allowed)
+    if pick is None:
+        weighed = fallback.weigh_configs(shape) or []
+        return [replace(w, verdict=f"{FALLBACK} (no config predicted within the spill budget): {w.verdict}")
+                for w in weighed]
+    rejected = {}
+    for i in range(len(configs)):
+        if out_of_range[i]:
+            rejected[i] = "outside the training range: not predicted"
+        elif not allowed[i]:
+            rejected[i] = (f"predicted to spill (P(spill) {p_spill[i]:.2f} >= cut {heads.threshold:.2f})"
+                           if spill_budget == 0 else f"predicted spill {spill[i]:.0f} B > budget {spill_budget:g} B")
+    return scores.weighed(pick, f"the fastest predicted spill-free (P(spill) {p_spill[pick]:.2f} < cut "
+                                f"{heads.threshold:.2f}) by the analytical time", rejected, p_spill, regs,
+                          np.where(out_of_range, np.nan, spill))
 
 
 def _fallback(heads: GroupHeads, fallback, shape, why: str):

@@ -20,7 +20,10 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlparse
 
-from costfuse.cost_models.bundle import HEADS, METADATA_FILE, Bundle, BundleError, load_bundle
+from costfuse.cost_models.bundle import (
+    GROUP_FEATURE_SCHEMA_VERSION, GROUP_REGISTRY_PREFIX, HEADS, METADATA_FILE, Bundle, BundleError, load_bundle,
+    registered_name,
+)
 
 NEEDS_TRACKING = ("models:/", "runs:/")
 
@@ -81,17 +84,19 @@ def load_uri(uri: str, tracking_uri: str = "", heads: tuple[str, ...] | None = N
             raise cls(f"{uri}: {type(err).__name__}: {str(err).strip().splitlines()[0]}") from None
         except OSError as err:
             raise BundleError(f"{uri}: {err}") from None
-        if (local / METADATA_FILE).is_file():
-            return load_bundle(local, heads, where=uri)
+        if (local / METADATA_FILE).is_file():   # either feature schema: the caller holds it to the one it needs
+            return load_bundle(local, heads, where=uri, schema=None)
         if not (local / "MLmodel").is_file():
             raise BundleError(f"{uri}: neither {METADATA_FILE} nor an MLflow MLmodel file in it")
         from mlflow.models import Model
 
-        return load_bundle(local, heads, metadata=Model.load(str(local / "MLmodel")).metadata or {}, where=uri)
+        return load_bundle(local, heads, metadata=Model.load(str(local / "MLmodel")).metadata or {}, where=uri,
+                           schema=None)
 
 
 def load_registered(uri: str, tracking_uri: str = "", heads: tuple[str, ...] | None = None) -> Bundle:
-    """:func:`load_uri`, plus, for ``models:/NAME@ALIAS``, the other ``heads`` registered at the same alias.
+    """:func:`load_uri`, plus, for ``models:/NAME@ALIAS``, the other ``heads`` registered at the same alias
+    (a group head's siblings by their group names, ``costfuse-group-...``).
 
     A head not registered at that alias is simply absent; one trained on another dataset (another
     dataset hash) is left out, since heads of different runs need not agree.  Any other failure is raised.
@@ -99,13 +104,14 @@ def load_registered(uri: str, tracking_uri: str = "", heads: tuple[str, ...] | N
     bundle = load_uri(uri, tracking_uri, heads)
     if not (uri.startswith("models:/") and "@" in uri):
         return bundle
-    alias = uri.rsplit("@", 1)[1]
+    name, alias = uri[len("models:/"):].rsplit("@", 1)
+    schema = GROUP_FEATURE_SCHEMA_VERSION if name.startswith(GROUP_REGISTRY_PREFIX) else None
     meta, loaded = dict(bundle.metadata), dict(bundle.heads)
     for spec in HEADS.values():
         if spec.name in loaded or (heads is not None and spec.name not in heads):
             continue
         try:
-            more = load_uri(f"models:/{spec.registered_name}@{alias}", tracking_uri, heads)
+            more = load_uri(f"models:/{registered_name(spec, schema)}@{alias}", tracking_uri, heads)
         except NotRegistered:
             continue
         if more.metadata.get("dataset_hash") == meta.get("dataset_hash"):

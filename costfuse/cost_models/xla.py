@@ -127,6 +127,17 @@ class Xla(EdgePolicy, GroupPolicy):
                                  f"by our analytical time, warps by tile size")
         return XlaEstimate(**vars(est), xla_time_s=xla_time(shape, tiles[i].mode, self._target))
 
+    def weigh_configs(self, shape):
+        """The tiles that fit X2's register bound (the others are never weighed), fastest first."""
+        from costfuse.cost_models.group_time import score_configs
+
+        tiles = self.tiles(shape)
+        if not tiles:
+            return []
+        scores = score_configs(shape, tiles, self._target)
+        return scores.weighed(scores.best(), f"xla: the fastest of {len(tiles)} tiles <= "
+                                             f"{tile_limit(self._target):.0f} elements by our analytical time")
+
     def merge_verdict(self, a, b, ab, merged) -> MergeVerdict:
         """X3/X4 budget, X1 all users or none, then X5 priority = time saved (< 0: never fused)."""
         launch = self._target.launch_overhead_s

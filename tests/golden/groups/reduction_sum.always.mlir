@@ -1,0 +1,44 @@
+// costfuse-opt reduction_sum.mlir --fusion groups --cost-model always --explain
+// store g1 + g2: always stores a value another kernel reads (upstream recomputes none) [pointwise x256 r1 w1, regs not estimated, spill 0 B, issued 0.003 MB, dram 0.003 MB, time not estimated]
+// store g2 + g3: always stores a value another kernel reads (upstream recomputes none) [persistent x8 r32 w2, regs not estimated, spill 0 B, issued 0.001 MB, dram 0.001 MB, time not estimated]
+// merge g1 + g2: always: the largest legal group [pointwise x256 r1 w1, regs not estimated, spill 0 B, issued 0.003 MB, dram 0.003 MB, time not estimated]
+// merge g1+g2 + g3: always: the largest legal group [persistent x8 r32 w2, regs not estimated, spill 0 B, issued 0.002 MB, dram 0.002 MB, time not estimated]
+// merge g1+g2+g3 + g4: always: the largest legal group [persistent x8 r32 w2, regs not estimated, spill 0 B, issued 0.002 MB, dram 0.002 MB, time not estimated]
+// kernel @main_k0 = g1+g2+g3+g4: persistent x8 r32 w2, regs not estimated, spill 0 B, issued 0.002 MB, dram 0.002 MB, time not estimated (heuristic config)
+// # always groups: 1 kernels, 1 outlined functions, issued 0.002 MB, DRAM 0.002 MB (estimated)
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+#map2 = affine_map<(d0) -> (d0)>
+module {
+  func.func @main(%arg0: tensor<8x32xf32>, %arg1: tensor<8x32xf32>) -> tensor<8xf32> {
+    %0 = call @main_k0(%arg0, %arg1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+  func.func private @main_k0(%arg0: tensor<8x32xf32>, %arg1: tensor<8x32xf32>) -> tensor<8xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "persistent", num_warps = 2 : i64, rblock = 32 : i64, xblock = 8 : i64}} {
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = tensor.empty() : tensor<8x32xf32>
+    %1 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%0 : tensor<8x32xf32>) {
+    ^bb0(%in: f32, %in_0: f32, %out: f32):
+      %7 = arith.mulf %in, %in_0 : f32
+      linalg.yield %7 : f32
+    } -> tensor<8x32xf32>
+    %2 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%1 : tensor<8x32xf32>) outs(%0 : tensor<8x32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %7 = math.exp %in : f32
+      linalg.yield %7 : f32
+    } -> tensor<8x32xf32>
+    %3 = tensor.empty() : tensor<8xf32>
+    %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<8xf32>) -> tensor<8xf32>
+    %5 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%2 : tensor<8x32xf32>) outs(%4 : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %7 = arith.addf %in, %out : f32
+      linalg.yield %7 : f32
+    } -> tensor<8xf32>
+    %6 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%5 : tensor<8xf32>) outs(%3 : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %7 = math.sqrt %in : f32
+      linalg.yield %7 : f32
+    } -> tensor<8xf32>
+    return %6 : tensor<8xf32>
+  }
+}
