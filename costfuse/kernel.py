@@ -238,6 +238,12 @@ class KernelShape:
                                                           launch.num_warps, target))
         return self.dram_bytes(launch.mode, holds)
 
+    @cached_property
+    def read_elem_bytes(self) -> float:
+        """Bytes per element of the widest tensor the kernel reads (what its row runs are made of; 4 with
+        no input)."""
+        return float(max((_elem_bytes(i.value) for i in self.inputs), default=4))
+
     def flops(self, mode: str) -> float:
         """Weighted body ops executed, recomputation of looped passes included."""
         per_row = {ROWWISE: 1, FULL: self.n, REDUCE: self.n}
