@@ -184,11 +184,12 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback)
 
 
 def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
-                 static: dict[str, float] | None = None):
+                 static: dict[str, float] | None = None, configs: list | None = None):
     """``(estimate, "")`` of the fastest config of ``shape`` (a :class:`costfuse.row_kernel.RowKernel`)
     predicted spill-free, or ``(None, why)`` when the heads cannot decide: the group lies outside the
     training range, or no config is predicted within ``spill_budget``.  ``static``: the group's
-    config-independent columns, for a row kernel that is not a Linalg group (the Inductor handler's).
+    config-independent columns, for a row kernel that is not a Linalg group (the Inductor handler's);
+    ``configs``: the configs to choose among (default: its whole :func:`costfuse.launch.config_space`).
 
     With a zero budget a config within it spills nothing, so its time is the
     analytical time without spill traffic: the answer is the first config in
@@ -198,7 +199,7 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     A positive budget lets spill traffic reorder configs, so then every
     config is predicted.
     """
-    configs = config_space(shape)
+    configs = config_space(shape) if configs is None else configs
     X = group_features(shape, configs, target.arch, static)
     out_of_range, why = heads.outside(X)
     if why:
