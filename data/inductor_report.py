@@ -10,7 +10,9 @@ the CPU three times (:mod:`costfuse.data.inductor_codegen`):
    plus CostFuse's pick);
 3. with every row reduction forced persistent (a probe), to learn whether
    *some* persistent config (one row per program, 1 to 32 warps) compiles
-   spill-free: the yardstick for the persistent-or-looped decision.
+   spill-free: the yardstick for the persistent-or-looped decision.  A row
+   longer than Inductor's largest block (65,536) has no persistent kernel in
+   Inductor, so none is spill-free.
 
 Then it compiles every config of interest with Triton's ptxas through the
 compile pool and its cache (:mod:`costfuse.data.compile`) and reports, per
@@ -36,12 +38,15 @@ import time
 from dataclasses import dataclass, field
 
 from costfuse.cli_common import ArgumentParser, run_command
-from costfuse.inductor.configs import config_dict
+from costfuse.inductor.configs import MAX_R0_BLOCK, config_dict
 from costfuse.launch import ALLOWED_WARPS, KernelLaunch, next_pow2
 
 SPILL_THRESHOLD = 16          # torch._inductor.config.triton.spill_threshold (CUDA)
 MAX_PROBE_ELEMS = 255         # row elements one thread may hold in a persistent probe worth compiling
 MODES = ("pin", "prune")
+MAX_AUTOTUNE = {"max_autotune_pointwise": True}
+"""Inductor's larger reduction candidate lists (``_reduction_configs`` reads ``max_autotune`` or
+``max_autotune_pointwise``); the latter does not time matmul templates, which would need a GPU."""
 
 
 def dropped_by_inductor(stack_bytes: int | None) -> bool | None:
@@ -82,7 +87,8 @@ class BlockReport:
 
 
 def persistent_probe():
-    """A choices handler forcing every row (INNER) reduction persistent, at Inductor's own configs."""
+    """A choices handler forcing every row (INNER) reduction persistent, at Inductor's own configs (a row
+    longer than Inductor's largest block, :data:`costfuse.inductor.configs.MAX_R0_BLOCK`, stays looped)."""
     from torch._inductor.choices import InductorChoices
 
     class PersistentProbe(InductorChoices):
@@ -90,21 +96,19 @@ def persistent_probe():
             return "costfuse-persistent-probe"
 
         def should_use_persistent_reduction(self, features, cooperative_reduction):
-            if features.is_reduction() and str(features.get_reduction_hint()).endswith("INNER"):
+            if features.is_reduction() and str(features.get_reduction_hint()).endswith("INNER") \
+                    and _static_row(features) is not None and next_pow2(_static_row(features)) <= MAX_R0_BLOCK:
                 return True
             return InductorChoices.should_use_persistent_reduction(features, cooperative_reduction)
 
     return PersistentProbe()
 
 
-def _timed(fn, repeats: int):
-    """``(last result, median seconds)`` of ``repeats`` calls of ``fn``."""
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return out, statistics.median(times)
+def _static_row(features) -> int | None:
+    try:
+        return int(features.reduction_numel)
+    except (TypeError, ValueError):
+        return None
 
 
 def _match(kernels: list, rows: int | None, n: int, used: set) -> int | None:
@@ -118,27 +122,30 @@ def _match(kernels: list, rows: int | None, n: int, used: set) -> int | None:
 
 def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, jobs: int = 2,
                  timeout_s: float = 120.0, repeats: int = 1, probe: bool = True, pool=None,
-                 group_model: str = "") -> BlockReport:
+                 group_model: str = "", spill_cut: str | None = None) -> BlockReport:
     """The :class:`BlockReport` of ``fn`` at ``inputs`` ((shape, torch dtype) pairs); ``options``:
-    ``torch._inductor.config`` settings for every codegen (``{"max_autotune": True}``: its larger
-    candidate lists); ``repeats``: codegen runs timed per side."""
+    ``torch._inductor.config`` settings for every codegen (:data:`MAX_AUTOTUNE`: its larger candidate
+    lists); ``repeats``: codegen runs timed per side; ``pool``: a compile pool to share between blocks."""
     from costfuse.data.compile import CompilePool, CompileTask
     from costfuse.data.inductor_codegen import inductor_code, kernels_of
     from costfuse.inductor.choices import CostFuseChoices
-    from costfuse.inductor.prune import REGISTRY, patched
+    from costfuse.inductor.prune import patched
 
-    default_code, codegen_s = _timed(lambda: inductor_code(fn, inputs, options=options), repeats)
+    handler = CostFuseChoices(mode, group_model, spill_cut=spill_cut)
+    inductor_code(fn, inputs, options=options)   # untimed: the first codegen of a process pays for imports
+    times: dict[str, list[float]] = {"inductor": [], "handler": []}
+    for _ in range(max(1, repeats)):   # alternated, so the shared machine's load falls on both sides alike
+        t0 = time.perf_counter()
+        default_code = inductor_code(fn, inputs, options=options)
+        times["inductor"].append(time.perf_counter() - t0)
+        handler.reset()
+        t0 = time.perf_counter()
+        handler_code = inductor_code(fn, inputs, choices=handler, options=options)
+        times["handler"].append(time.perf_counter() - t0)
+    codegen_s, handler_s = (statistics.median(times[k]) for k in ("inductor", "handler"))
     default = kernels_of(default_code)
-    handlers = []
-
-    def with_handler():
-        handlers.append(CostFuseChoices(mode, group_model))
-        return inductor_code(fn, inputs, choices=handlers[-1], options=options)
-
-    handler_code, handler_s = _timed(with_handler, repeats)
-    handler = handlers[-1]
     if mode == "prune":
-        with patched():
+        with patched(handler.registry):
             mine = kernels_of(handler_code)
     else:
         mine = kernels_of(handler_code)
@@ -186,12 +193,14 @@ def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, job
             r.issued_bytes = {"costfuse": kernel.hbm_bytes(launch.mode),
                               "inductor": kernel.hbm_bytes("persistent" if inductor_modes == {True} else "looped")}
             predicted = handler.decider.predict(kernel, [k.launch(c) for c in k.candidates])
-            for e, s in zip(r.inductor, predicted["spills"]):
-                e["predicted_spill"] = bool(s)
+            for e, s, regs in zip(r.inductor, predicted["spills"], predicted["regs"]):
+                e["predicted_spill"], e["predicted_regs"] = bool(s), round(float(regs), 1)
             if mode == "prune":
                 r.costfuse["kept"] = len(mine[j].candidates)
         p = _match(probes, k.xnumel, k.rnumel, used_probe) if probe else None
-        if p is not None and probes[p].persistent:
+        if probe and next_pow2(k.rnumel) > MAX_R0_BLOCK:
+            probed.add(i)   # no persistent kernel exists in Inductor at this row: none is spill-free
+        elif p is not None and probes[p].persistent:
             probed.add(i)
             rfull = next_pow2(k.rnumel)
             for w in ALLOWED_WARPS:
@@ -241,7 +250,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="one per input, e.g. 4096x8192; an input with its own dtype adds it, e.g. 2048:i64")
     p.add_argument("--dtype", choices=DTYPES, default="f32", help="dtype of the block and its inputs")
     p.add_argument("--mode", choices=MODES, default="pin", help="the handler's mode")
-    p.add_argument("--max-autotune", action="store_true", help="Inductor's max-autotune candidate lists")
+    p.add_argument("--spill-cut", choices=("f1", "recall"), default=None,
+                   help="the spill head's cut (default recall, the handler's): f1 = its F1-best P(spill), recall = the one that kept 95%% of the "
+                        "training programs' spilling kernels out (fewer spilling picks, less persistence)")
+    p.add_argument("--max-autotune", action="store_true",
+                   help="Inductor's max-autotune candidate lists for reductions (max_autotune_pointwise: the same "
+                        "lists, without timing matmul templates, which needs a GPU)")
     p.add_argument("--jobs", type=int, default=2, help="compile processes")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per compile")
     p.add_argument("--json", action="store_true", help="one JSON object per Triton kernel, one per line")
@@ -298,8 +312,9 @@ def cli(argv=None) -> int:
 
         with _quiet_stderr():
             module = build_module(load_factory(args.target), 0, args.dtype)
-        options = {"max_autotune": True} if args.max_autotune else None
-        report = report_block(module, _inputs(args.shape, args.dtype), args.mode, options, args.jobs, args.timeout)
+        options = MAX_AUTOTUNE if args.max_autotune else None
+        report = report_block(module, _inputs(args.shape, args.dtype), args.mode, options, args.jobs, args.timeout,
+                              spill_cut=args.spill_cut)
         if args.json:
             for r in report.kernels:
                 print(json.dumps(r.to_json()))

@@ -237,6 +237,7 @@ class InductorKernel:
         per = {FULL: self.rows * self.n, REDUCE: self.rows * self.n, ROWWISE: self.rows}
         return float(sum(node.flops * per[node.role] for node in self.nodes))
 
+    @cached_property
     def group_columns(self) -> dict[str, float]:
         """The config-independent columns of feature schema v2 (``GROUP_COLUMNS``), as
         :func:`costfuse.featurize.group_features.group_static` computes them for a Linalg group."""

@@ -11,7 +11,7 @@ only: no XGBoost, MLflow or IREE).
 from __future__ import annotations
 
 
-def install(mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str = "f1", veto: bool = True):
+def install(mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str | None = None, veto: bool = True):
     """See :func:`costfuse.inductor.installation.install`."""
     from costfuse.inductor.installation import install as _install
 

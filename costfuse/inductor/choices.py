@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from torch._inductor.choices import InductorChoices
 
 from costfuse.inductor.configs import fixed_config
-from costfuse.inductor.decide import Decider, Pick, model_uuid
+from costfuse.inductor.decide import HANDLER_SPILL_CUT, Decider, Pick, model_uuid
 from costfuse.inductor.describe import NotCovered, describe_features, describe_nodes
 
 log = logging.getLogger("costfuse.inductor")
@@ -71,15 +71,16 @@ class KernelDecision:
 
 class CostFuseChoices(InductorChoices):
     """The handler (see the module docstring).  ``mode``: ``pin`` or ``prune``; ``veto``: whether
-    ``can_fuse_vertical`` may refuse a fusion; the rest choose the model (:class:`Decider`)."""
+    ``can_fuse_vertical`` may refuse a fusion; the rest choose the model (:class:`Decider`); ``spill_cut``
+    ``None`` is :data:`costfuse.inductor.decide.HANDLER_SPILL_CUT`."""
 
-    def __init__(self, mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str = "f1",
+    def __init__(self, mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str | None = None,
                  veto: bool = True):
         if mode not in MODES:
             raise ValueError(f"costfuse.inductor: mode must be one of {', '.join(MODES)}, got {mode!r}")
         super().__init__()
         self.mode, self.veto = mode, veto
-        self.decider = Decider(group_model, arch, spill_cut)
+        self.decider = Decider(group_model, arch, spill_cut or HANDLER_SPILL_CUT)
         self._uuid = model_uuid(self.decider.heads, mode)
         self.stats: Counter[str] = Counter()
         self.decisions: list[KernelDecision] = []
@@ -87,9 +88,21 @@ class CostFuseChoices(InductorChoices):
         self._remembered: OrderedDict[int, tuple[object, KernelDecision]] = OrderedDict()
         self._fusion_verdicts: dict[tuple, bool] = {}
         self.pending = None   # the last covered kernel, for prune's registry (costfuse.inductor.prune)
+        from costfuse.inductor.prune import Registry
+
+        self.registry = Registry()
 
     def uuid(self) -> str:
         return self._uuid
+
+    def reset(self) -> None:
+        """Forget the decisions, vetoes and counts so far (a new compile's figures start from zero)."""
+        self.stats.clear()
+        self.decisions.clear()
+        self.vetoes.clear()
+        self._remembered.clear()
+        self._fusion_verdicts.clear()
+        self.pending = None
 
     # -- reductions -------------------------------------------------------------------------------------
 
@@ -162,9 +175,7 @@ class CostFuseChoices(InductorChoices):
         """Not a renaming: the hook that sees a kernel's final source, where ``prune`` files the kernel's
         decision for the moment Inductor loads the kernel and builds its candidate list."""
         if self.mode == "prune" and self.pending is not None:
-            from costfuse.inductor.prune import REGISTRY
-
-            REGISTRY.file(src_code, self.pending, self.decider)
+            self.registry.file(src_code, self.pending, self.decider)
             self.pending = None
         return super().customize_fused_kernel_name(fused_name, src_code)
 
@@ -216,49 +227,36 @@ def _describe_group(nodes: list, *owners):
 
 
 def _is_split(node) -> bool:
-    """A stage of a split (multi-layer) reduction (Inductor's ``create_multilayer``): its result is what
-    another reduction reduces (the first stage), or it reduces another reduction's result (the second)."""
+    """A stage of a split (multi-layer) reduction (Inductor's ``create_multilayer``).  Its first stage is
+    a reduction buffer with no ``origin_node`` of its own (an intermediate, not a graph op's result)
+    feeding a reduction whose ``origin_node`` is among the first stage's ``origins``: the same graph op."""
     from torch._inductor.virtualized import V
 
     if not node.is_reduction():
         return False
+    mine = node.node
     for buf in node.get_outputs():
-        numel = _numel_or_none(buf.node)
         for user in buf.users:
-            other = user.node
-            if getattr(other, "is_reduction", lambda: False)() and _size(other) == numel:
+            if getattr(user.node, "is_reduction", lambda: False)() and _splits(mine, getattr(user.node, "node", None)):
                 return True
-    size = _size(node)
     for dep in node.read_writes.reads:
         producer = V.graph.name_to_buffer.get(dep.name)
-        data = getattr(producer, "data", None)
-        if getattr(data, "reduction_type", None) is not None and _numel_or_none(producer) == size:
+        if getattr(getattr(producer, "data", None), "reduction_type", None) is not None and _splits(producer, mine):
             return True
     return False
+
+
+def _splits(first, second) -> bool:
+    """Whether reduction buffer ``first`` is the intermediate of ``second``'s graph op."""
+    final = getattr(second, "origin_node", None)
+    return (first is not None and getattr(first, "origin_node", None) is None and final is not None
+            and final in (getattr(first, "origins", None) or ()))
 
 
 def _static_or_none(expr) -> int | None:
     try:
         return int(expr)
     except (TypeError, ValueError):
-        return None
-
-
-def _size(node) -> int | None:
-    """Elements a scheduler node loops over (rows x row), or ``None`` when not static."""
-    total = 1
-    try:
-        for v in node.group[1]:
-            total *= int(v)
-    except (AttributeError, IndexError, TypeError):
-        return None
-    return total
-
-
-def _numel_or_none(buf) -> int | None:
-    try:
-        return int(buf.get_numel())
-    except (AttributeError, TypeError):
         return None
 
 

@@ -16,6 +16,14 @@ from __future__ import annotations
 from costfuse.launch import KernelLaunch, next_pow2
 
 NUM_STAGES = 1   # Inductor's reduction configs use one stage; the pinned ones keep it
+MAX_R0_BLOCK = 65536
+"""The longest row block Inductor generates (``torch._inductor.runtime.hints.TRITON_MAX_BLOCK["R0_"]``,
+2.13): a longer row has no persistent kernel in Inductor, whatever the handler would pick."""
+
+
+def inductor_can_launch(launch: KernelLaunch) -> bool:
+    """Whether Inductor can generate ``launch``: its row block within :data:`MAX_R0_BLOCK`."""
+    return launch.rblock <= MAX_R0_BLOCK
 
 
 def launch_of(kwargs: dict, num_warps: int, persistent: bool, n: int) -> KernelLaunch:

@@ -26,10 +26,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from costfuse.cost_models.learned_groups import GroupHeads, learned_pick, load_group_heads
+from costfuse.inductor.configs import inductor_can_launch
 from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features
 from costfuse.launch import KernelLaunch, config_space
 from costfuse.targets import get_target
 
+HANDLER_SPILL_CUT = "recall"
+"""The spill head's cut the handler decides at: the cut that kept 95% of the training programs'
+spilling kernels out (``decision_threshold``), not the F1-best one the pass uses.  The heads learned
+CostFuse's own lowering; on Inductor's kernels the F1 cut let picks spill that ptxas caught
+(``experiments/results/inductor_handler.md`` compares both cuts)."""
 BATCH = 8   # configs per prediction call in :meth:`Decider.always_spills` (the answer is usually in the first)
 
 
@@ -71,22 +77,22 @@ class Decider:
         self.heads = GroupHeads(bundle, self.spill_cut)
 
     def pick(self, kernel, mode: str | None = None) -> tuple[Pick | None, str]:
-        """``(Pick, "")`` for ``kernel``, among configs of ``mode`` (``None``: every mode); ``(None, why)``
-        when the heads cannot decide it."""
-        space = config_space(kernel)
+        """``(Pick, "")`` for ``kernel``, among the configs of ``mode`` (``None``: every mode) Inductor can
+        generate; ``(None, why)`` when the heads cannot decide it."""
+        space = [c for c in config_space(kernel) if inductor_can_launch(c)]
         if mode is not None:
             space = [c for c in space if c.mode == mode]
             if not space:
                 return None, f"no {mode} config fits the kernel"
-        est, why = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns(), configs=space)
+        est, why = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns, configs=space)
         if est is None:
             return None, why
-        p = float(self.predict(kernel, [est.launch])["p_spill"][0])
+        p = float(self.heads.predict(self.features(kernel, [est.launch]), spill_bytes=False)["p_spill"][0])
         return Pick(est.launch, float(est.regs), p, est.reason), ""
 
     def features(self, kernel, launches: list[KernelLaunch]) -> np.ndarray:
         """Feature rows (schema v2) of ``kernel`` at ``launches``."""
-        return group_features(kernel, launches, self.arch, kernel.group_columns())
+        return group_features(kernel, launches, self.arch, kernel.group_columns)
 
     def predict(self, kernel, launches: list[KernelLaunch]) -> dict[str, np.ndarray]:
         """Per launch: ``p_spill``, ``spills`` (P(spill) at or above the cut), ``regs`` (predicted registers

@@ -47,7 +47,7 @@ class ChoicesFactory:
     mode: str
     group_model: str
     arch: str
-    spill_cut: str
+    spill_cut: str | None
     veto: bool
     uuid: str = ""
 
@@ -80,7 +80,7 @@ class Installation:
 
             self._saved["compile_threads"] = config.compile_threads
             config.compile_threads = 1   # the kernels must load where they were decided (costfuse.inductor.prune)
-            self._stack.enter_context(patched())
+            self._stack.enter_context(patched(self.handler.registry))
         # The thread's handler first: restoring it must find Inductor's own, not one built by our factory.
         self._stack.enter_context(V.set_choices_handler(self.handler))
         config.inductor_choices_class = self.factory
@@ -99,9 +99,10 @@ class Installation:
         self.uninstall()
 
 
-def install(mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str = "f1",
+def install(mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str | None = None,
             veto: bool = True) -> Installation:
     """Install CostFuse's handler for every later ``torch.compile`` (see :class:`CostFuseChoices`); usable
-    as a context manager.  ``group_model``: a group-heads bundle (default: the shipped one)."""
+    as a context manager.  ``group_model``: a group-heads bundle (default: the shipped one); ``spill_cut``:
+    the spill head's cut (default :data:`costfuse.inductor.decide.HANDLER_SPILL_CUT`)."""
     check_torch()
     return Installation(ChoicesFactory(mode, group_model, arch, spill_cut, veto))

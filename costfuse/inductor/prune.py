@@ -7,10 +7,11 @@ that list.  So ``prune`` works in two steps:
 
 1. at codegen the handler decides the kernel (:class:`CostFuseChoices`) and,
    in ``customize_fused_kernel_name``, the one hook that sees the finished
-   source, files the decision under the source's hash (:data:`REGISTRY`);
+   source, files the decision under the source's hash in its :class:`Registry`;
 2. :func:`patched` wraps ``triton_heuristics.cached_autotune`` so that, when
-   Inductor loads a filed kernel, :func:`prune_configs` drops the candidates
-   the heads predict to spill and adds the heads' pick in the kernel's mode.
+   Inductor loads a kernel filed in that registry, :func:`prune_configs` drops
+   the candidates the heads predict to spill and adds the heads' pick in the
+   kernel's mode.
 
 The key is Inductor's own lookup hash of the ``@triton.jit`` function's
 source (``generate_lookup_hash_from_source_code``, which ignores the kernel's
@@ -60,10 +61,8 @@ class Registry:
         return self.entries.get(source_key(src))
 
 
-REGISTRY = Registry()
-
-
-def prune_configs(configs: list, decision, decider, persistent: bool, no_x_dim: bool = False) -> list:
+def prune_configs(configs: list, decision, decider, persistent: bool, no_x_dim: bool = False,
+                  stats: Counter | None = None) -> list:
     """Inductor's ``configs`` (``triton.Config``) of a kernel ``decision`` decided: those the heads predict
     spill-free, then the heads' pick in the kernel's mode if it is not among them.  When every candidate
     is predicted to spill and there is no pick, Inductor's list stands (the heads cannot help)."""
@@ -84,18 +83,19 @@ def prune_configs(configs: list, decision, decider, persistent: bool, no_x_dim: 
         added = 1
     if not kept:
         return configs
-    REGISTRY.stats["kept"] += len(kept) - added
-    REGISTRY.stats["dropped"] += len(configs) - (len(kept) - added)
-    REGISTRY.stats["added"] += added
+    stats = Counter() if stats is None else stats
+    stats["kept"] += len(kept) - added
+    stats["dropped"] += len(configs) - (len(kept) - added)
+    stats["added"] += added
     log.info("costfuse.inductor: prune %d of %d candidates%s", len(configs) - (len(kept) - added), len(configs),
              ", add the pick " + pick.launch.short() if added else "")
     return kept
 
 
 @contextlib.contextmanager
-def patched():
+def patched(registry: Registry):
     """Inside the block, Inductor's ``cached_autotune`` prunes the candidates of every kernel filed in
-    :data:`REGISTRY` (see the module docstring)."""
+    ``registry`` (a handler's :attr:`CostFuseChoices.registry`; see the module docstring)."""
     from torch._inductor.runtime import triton_heuristics as th
 
     original = getattr(th, "cached_autotune", None)
@@ -111,11 +111,11 @@ def patched():
         inductor_meta = kwargs.get("inductor_meta") or {}
 
         def decorator(fn):
-            filed = REGISTRY.take(getattr(fn, "src", ""))
+            filed = registry.take(getattr(fn, "src", ""))
             kept = configs
             if filed is not None:
                 kept = prune_configs(list(configs), *filed, reductions[heuristic_type],
-                                     bool(inductor_meta.get("no_x_dim")))
+                                     bool(inductor_meta.get("no_x_dim")), registry.stats)
             return original(size_hints, kept, triton_meta, heuristic_type, *args, **kwargs)(fn)
 
         return decorator
