@@ -12,7 +12,13 @@ pass (docs/inductor.md), and needs no MLIR on a GPU machine.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from costfuse.estimates import l2_holds
+
+if TYPE_CHECKING:
+    from costfuse.launch import KernelLaunch
+    from costfuse.targets import Target
 
 
 class RowKernel(Protocol):
@@ -36,3 +42,13 @@ class RowKernel(Protocol):
 
     def flops(self, mode: str) -> float:
         """Weighted body ops executed in ``mode``."""
+
+
+def dram_bytes_at(kernel: RowKernel, launch: KernelLaunch, target: Target) -> int:
+    """``kernel``'s :meth:`RowKernel.dram_bytes` at ``launch`` on ``target``: whether L2 holds a looped
+    kernel's rows between passes comes from :func:`costfuse.estimates.l2_holds` at that launch (one home
+    for a Linalg group and an Inductor kernel)."""
+    programs = -(-kernel.n_rows // launch.xblock)
+    holds = launch.mode != "looped" or bool(l2_holds(kernel.reread_row_bytes, launch.xblock, programs,
+                                                      launch.num_warps, target))
+    return kernel.dram_bytes(launch.mode, holds)

@@ -190,8 +190,8 @@ def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, job
             compile_at(mine[j], launch, i, "costfuse")
             kernel = decision.kernel
             inductor_modes = {e["config"]["persistent"] for e in r.inductor}
-            r.issued_bytes = {"costfuse": kernel.hbm_bytes(launch.mode),
-                              "inductor": kernel.hbm_bytes("persistent" if inductor_modes == {True} else "looped")}
+            r.issued_bytes = {"costfuse": kernel.issued_bytes(launch.mode),
+                              "inductor": kernel.issued_bytes("persistent" if inductor_modes == {True} else "looped")}
             predicted = handler.decider.predict(kernel, [k.launch(c) for c in k.candidates])
             for e, s, regs in zip(r.inductor, predicted["spills"], predicted["regs"]):
                 e["predicted_spill"], e["predicted_regs"] = bool(s), round(float(regs), 1)

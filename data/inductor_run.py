@@ -19,7 +19,8 @@ executes the module's wrapper with its CUDA pieces stood in for:
   ``torch.cuda``'s device guard does nothing.
 
 It also turns on :func:`costfuse.data.interpret.interpreter_mode`'s bf16
-conversions (the interpreter's own truncate).  Inputs and outputs travel as
+conversions (the interpreter's own truncate) and lets a one-element tensor be
+a loop bound (:func:`_one_element_index`).  Inputs and outputs travel as
 ``torch.save`` files.
 """
 
@@ -130,6 +131,27 @@ def _no_cuda_guard():
             setattr(torch.cuda, name, value)
 
 
+@contextlib.contextmanager
+def _one_element_index():
+    """Let a one-element tensor be a Python index under the interpreter.  The interpreter holds a scalar
+    kernel argument as a one-element array, and NumPy 2 refuses ``int()`` of one that is not 0-d, so a
+    looped kernel's ``tl.range(0, r0_numel, R0_BLOCK)`` failed (``only 0-dimensional arrays can be
+    converted``): Inductor's looped code, pinned or not, could not run here before."""
+    from triton.runtime import interpreter as interp
+
+    original = interp._patch_lang_tensor
+
+    def patch(tensor, scope):
+        original(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
+
+    interp._patch_lang_tensor = patch
+    try:
+        yield
+    finally:
+        interp._patch_lang_tensor = original
+
+
 def run_module(code: str, inputs: list, directory: str) -> tuple:
     """The outputs of Inductor's output module ``code`` on CPU tensors ``inputs`` (see the module docstring)."""
     from costfuse.data.interpret import interpreter_mode
@@ -140,7 +162,7 @@ def run_module(code: str, inputs: list, directory: str) -> tuple:
     from torch._inductor.runtime import triton_helpers
 
     triton_helpers.libdevice = LIBDEVICE   # a fresh process of its own (run_interpreted): nothing to restore
-    with interpreter_mode(), _no_cuda_guard():
+    with interpreter_mode(), _no_cuda_guard(), _one_element_index():
         exec(compile(code, str(Path(directory) / "inductor_module.py"), "exec"), scope)
         return tuple(scope["call"](list(inputs)))
 

@@ -38,7 +38,9 @@ group's:
 * **body liveness**: the most 32-bit words live in one node's loop body, from
   :func:`costfuse.featurize.liveness.max_live` over that body's ops.
 * **bytes**: each input buffer's bytes (times the passes reading it, looped),
-  each output's bytes, as :meth:`costfuse.kernel.KernelShape.hbm_bytes`.
+  each output's bytes, as :meth:`costfuse.kernel.KernelShape.issued_bytes`; DRAM
+  bytes by the same L2 model (a looped kernel's full-row re-reads hit L2 when
+  the rows in flight fit).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from functools import cached_property
 
 from costfuse.estimates import flop_weight, memory_bytes, words
 from costfuse.featurize.columns import OP_CLASSES, op_class
+from costfuse.row_kernel import dram_bytes_at
 
 FULL, REDUCE, ROWWISE = "full", "reduce", "rowwise"   # the roles of costfuse.rowspace, by the same names
 
@@ -227,10 +230,31 @@ class InductorKernel:
         passes = {p for p, node in zip(self.pass_of, self.nodes) if node.role != ROWWISE and name in node.reads}
         return max(1, len(passes))
 
-    def hbm_bytes(self, mode: str) -> int:
-        """Each input's bytes times the passes reading it (looped), plus each output's bytes."""
+    def issued_bytes(self, mode: str) -> int:
+        """Each input's bytes times the passes reading it (looped), plus each output's bytes: what the
+        loads and stores issue, as :meth:`costfuse.kernel.KernelShape.issued_bytes`."""
         return (sum(self._buffer[r].nbytes * self._passes_reading(r, mode) for r in self.inputs)
                 + sum(self._buffer[w].nbytes for w in self.outputs))
+
+    @cached_property
+    def reread_row_bytes(self) -> float:
+        """Bytes per row of the full-row inputs a looped kernel reads in more than one pass."""
+        return sum(self._buffer[r].nbytes for r in self.inputs
+                   if self._full_row(r) and self._passes_reading(r, "looped") > 1) / max(1, self.rows)
+
+    def dram_bytes(self, mode: str, l2_holds_rows: bool = True) -> int:
+        """Estimated DRAM bytes (the L2 model of :mod:`costfuse.estimates`): every input once and every
+        output, plus a looped kernel's re-reads of full-row inputs when L2 does not hold them; as
+        :meth:`costfuse.kernel.KernelShape.dram_bytes`."""
+        if mode != "looped" or l2_holds_rows:
+            return self.issued_bytes("persistent")
+        return (sum(self._buffer[r].nbytes * (self._passes_reading(r, mode) if self._full_row(r) else 1)
+                    for r in self.inputs)
+                + sum(self._buffer[w].nbytes for w in self.outputs))
+
+    def dram_bytes_at(self, launch, target) -> int:
+        """:meth:`dram_bytes` at ``launch`` on ``target`` (:func:`costfuse.row_kernel.dram_bytes_at`)."""
+        return dram_bytes_at(self, launch, target)
 
     def flops(self, mode: str) -> float:
         """Weighted body ops of the whole kernel; Inductor computes each node once, in its own pass."""

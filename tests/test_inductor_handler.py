@@ -77,12 +77,37 @@ class SymbolicFeatures:
         return "ReductionHint.INNER"
 
 
-def test_dynamic_shapes_fall_back_to_inductor_and_are_counted():
+class StaticFeatures(SymbolicFeatures):
+    numel, reduction_numel = sympy.Integer(2), sympy.Integer(1 << 20)
+
+
+def test_dynamic_shapes_fall_back_to_inductor_and_are_counted_and_logged(caplog):
     h = CostFuseChoices("pin")
     kwargs = {"features": None}
-    assert h.triton_kernel_kwargs(None, SymbolicFeatures(), [{"x": 1, "r0_": 1}], kwargs) is kwargs
+    with caplog.at_level("INFO", logger="costfuse.inductor"):
+        assert h.triton_kernel_kwargs(None, SymbolicFeatures(), [{"x": 1, "r0_": 1}], kwargs) is kwargs
     assert h.stats == {"fallback: dynamic shapes": 1}
     assert h.decisions[0].pick is None and "s0" in h.decisions[0].reason
+    assert [r.getMessage() for r in caplog.records] == [h.decisions[0].line()]
+    assert "fallback to Inductor (dynamic shapes" in caplog.records[0].getMessage()
+
+
+def test_a_torch_whose_cooperative_rule_takes_the_features_alone(monkeypatch):
+    """Before torch 2.13 ``should_use_cooperative_reduction(features)`` had one parameter
+    (costfuse.inductor.compat); the handler asks it that way there, and falls back when it says yes."""
+    from torch._inductor.choices import InductorChoices
+
+    seen = []
+
+    def cooperative(features):
+        seen.append(features)
+        return True
+
+    monkeypatch.setattr(InductorChoices, "should_use_cooperative_reduction", staticmethod(cooperative))
+    h = CostFuseChoices("pin")
+    features = StaticFeatures()
+    assert h.decide(features).pick is None
+    assert seen == [features] and h.stats == {"fallback: cooperative reduction": 1}
 
 
 @pytest.mark.parametrize("fn, inputs, reason", [
@@ -112,6 +137,23 @@ def test_prune_drops_candidates_predicted_to_spill_and_adds_the_pick(monkeypatch
     assert k.heuristic == "reduction"
     assert [k.launch(c) for c in k.candidates] == [KernelLaunch("looped", 1, 2048, 16), pick.launch]
     assert h.registry.stats == {"kept": 1, "dropped": 1, "added": 1}
+
+
+def test_prune_files_its_decisions_on_a_torch_without_the_source_hook(monkeypatch):
+    """torch 2.11 has no ``customize_fused_kernel_name``: the decision is filed from
+    ``TritonScheduling.define_kernel`` instead (costfuse.inductor.compat), and pruning still happens."""
+    from costfuse.inductor import compat
+    from costfuse.inductor.prune import patched
+
+    h = CostFuseChoices("prune")
+    monkeypatch.setattr(CostFuseChoices, "customize_fused_kernel_name", lambda self, name, src: name)
+    monkeypatch.setattr(compat, "has_source_hook", lambda: False)
+    monkeypatch.setattr(h.decider, "predict", lambda kernel, launches: {
+        "spills": [launch.rblock > 2048 for launch in launches]})
+    with patched(h.registry):
+        (k,) = kernels_of(inductor_code(rmsnorm_bwd, bwd_inputs(2048, 16384), choices=h))
+    assert h.registry.stats["dropped"] == 1 and len(h.registry.entries) == 1
+    assert KernelLaunch("looped", 1, 16384, 32) not in [k.launch(c) for c in k.candidates]
 
 
 def test_prune_keeps_inductors_list_for_a_kernel_its_handler_did_not_file():

@@ -38,8 +38,8 @@ def test_passes_follow_the_reductions_a_node_reads():
 def test_a_looped_kernel_reads_its_input_once_per_pass_a_persistent_one_once():
     k = softmax_kernel()
     assert k.inputs == ("x",)
-    assert k.hbm_bytes("persistent") == ROWS * N * 2 + ROWS * N * 2
-    assert k.hbm_bytes("looped") == 3 * ROWS * N * 2 + ROWS * N * 2
+    assert k.issued_bytes("persistent") == ROWS * N * 2 + ROWS * N * 2
+    assert k.issued_bytes("looped") == 3 * ROWS * N * 2 + ROWS * N * 2
 
 
 def test_live_full_counts_row_tiles_not_per_row_statistics():
@@ -82,4 +82,4 @@ def test_the_group_features_and_the_analytical_time_take_an_inductor_kernel():
     assert elapsed < 0.5   # vectorized over the configs (the goal, <= 1 ms a kernel, is measured by the report)
     scores = score_configs(k, configs, get_target("sm_90"))
     i_p = configs.index(KernelLaunch("persistent", 1, N, 8))
-    assert scores.hbm_bytes[i_p] == k.hbm_bytes("persistent")
+    assert scores.issued_bytes[i_p] == k.issued_bytes("persistent")

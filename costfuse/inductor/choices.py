@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from torch._inductor.choices import InductorChoices
 
+from costfuse.inductor.compat import should_use_cooperative_reduction
 from costfuse.inductor.configs import fixed_config
 from costfuse.inductor.decide import HANDLER_SPILL_CUT, Decider, Pick, model_uuid
 from costfuse.inductor.describe import NotCovered, describe_features, describe_nodes
@@ -140,12 +141,9 @@ class CostFuseChoices(InductorChoices):
         """Refuse Inductor's own multi-kernel reduction schemes, which the heads never saw."""
         if kernel_kwargs.get("override_cooperative_reduction") or kernel_kwargs.get("mix_order_reduction"):
             raise NotCovered("cooperative or mix-order reduction")
-        nodes = list(features.scheduler_nodes())
-        device = nodes[0].get_device() if nodes else None
-        if device is not None and self.should_use_cooperative_reduction(device, features.numel,
-                                                                        features.reduction_numel):
+        if should_use_cooperative_reduction(self, features):
             raise NotCovered("cooperative reduction")
-        for node in nodes:
+        for node in features.scheduler_nodes():
             if _is_split(node):
                 raise NotCovered("split reduction")
 
@@ -172,12 +170,17 @@ class CostFuseChoices(InductorChoices):
                 "override_cooperative_reduction": False, "fixed_config": FixedTritonConfig(fixed_config(launch))}
 
     def customize_fused_kernel_name(self, fused_name: str, src_code: str) -> str:
-        """Not a renaming: the hook that sees a kernel's final source, where ``prune`` files the kernel's
-        decision for the moment Inductor loads the kernel and builds its candidate list."""
+        """Not a renaming: the hook that sees a kernel's final source (:meth:`file_source`).  A torch
+        without this hook gets the source from :func:`costfuse.inductor.compat.source_hook` instead."""
+        self.file_source(src_code)
+        return fused_name
+
+    def file_source(self, src_code: str) -> None:
+        """In ``prune``, file the pending kernel's decision under its source, for the moment Inductor loads
+        the kernel and builds its candidate list (:mod:`costfuse.inductor.prune`)."""
         if self.mode == "prune" and self.pending is not None:
             self.registry.file(src_code, self.pending, self.decider)
             self.pending = None
-        return super().customize_fused_kernel_name(fused_name, src_code)
 
     # -- fusion -----------------------------------------------------------------------------------------
 

@@ -5,8 +5,8 @@ a factory it calls once per thread and, in torch 2.13, once more for the cache
 key (``save_config_portable`` replaces the factory by the handler's ``uuid()``).
 The factory installed here is a small picklable dataclass holding the
 handler's options and that uuid, so the key also carries the model where a
-torch pickles the factory itself instead (what 2.11 does could not be
-verified here: docs/inductor.md).  The handler is built once per factory and
+torch pickles the factory itself instead.  What differs on torch 2.11 is
+guarded in :mod:`costfuse.inductor.compat`.  The handler is built once per factory and
 process, so its counters (:attr:`CostFuseChoices.stats`) cover every compile.
 
 :func:`install` checks that this torch has the hooks the handler overrides and
@@ -76,11 +76,13 @@ class Installation:
         self._saved = {"inductor_choices_class": config.inductor_choices_class}
         self._stack = contextlib.ExitStack()
         if factory.mode == "prune":
+            from costfuse.inductor.compat import source_hook
             from costfuse.inductor.prune import patched
 
             self._saved["compile_threads"] = config.compile_threads
             config.compile_threads = 1   # the kernels must load where they were decided (costfuse.inductor.prune)
             self._stack.enter_context(patched(self.handler.registry))
+            self._stack.enter_context(source_hook(self.handler))   # torch 2.11: costfuse.inductor.compat
         # The thread's handler first: restoring it must find Inductor's own, not one built by our factory.
         self._stack.enter_context(V.set_choices_handler(self.handler))
         config.inductor_choices_class = self.factory
