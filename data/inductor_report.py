@@ -22,8 +22,8 @@ spill bytes and whether Inductor's own spill filter would drop them
 bytes / 4 that Triton's driver reports as ``n_spills``; Inductor applies it
 only while timing several candidates); CostFuse's config with its predicted
 and compiled registers and spills; whether a spill-free persistent config
-exists; and the bytes the kernel issues at either config (issued, not DRAM:
-docs/design.md §11).  Persistent probes of a thread holding more than
+exists; and the bytes the kernel issues at either config, and the DRAM bytes
+the L2 model of :mod:`costfuse.estimates` estimates there (docs/design.md §11).  Persistent probes of a thread holding more than
 :data:`MAX_PROBE_ELEMS` row elements are not compiled (they cannot fit 255
 registers; ptxas would spend minutes proving it) and count as spilling.
 """
@@ -44,6 +44,8 @@ from costfuse.launch import ALLOWED_WARPS, KernelLaunch, next_pow2
 SPILL_THRESHOLD = 16          # torch._inductor.config.triton.spill_threshold (CUDA)
 MAX_PROBE_ELEMS = 255         # row elements one thread may hold in a persistent probe worth compiling
 MODES = ("pin", "prune")
+INDUCTOR_KEYS = ("config", "regs", "spill_bytes", "dropped")
+COSTFUSE_KEYS = ("config", "predicted_regs", "regs", "spill_bytes")
 MAX_AUTOTUNE = {"max_autotune_pointwise": True}
 """Inductor's larger reduction candidate lists (``_reduction_configs`` reads ``max_autotune`` or
 ``max_autotune_pointwise``); the latter does not time matmul templates, which would need a GPU."""
@@ -68,12 +70,26 @@ class KernelReport:
     fallback: str | None = None
     persistent_spill_free: bool | None = None
     issued_bytes: dict = field(default_factory=dict)
+    dram_bytes: dict = field(default_factory=dict)
     decision_s: float | None = None
+    features_s: float | None = None
 
     def to_json(self) -> dict:
-        return {"kernel": self.kernel, "rnumel": self.rnumel, "xnumel": self.xnumel, "inductor": self.inductor,
-                "costfuse": self.costfuse, "fallback": self.fallback,
-                "persistent_spill_free": self.persistent_spill_free, "issued_bytes": self.issued_bytes}
+        """Exactly the keys issue #25 lists (and ``dram_bytes``): ``inductor`` entries carry ``config``,
+        ``regs``, ``spill_bytes``, ``dropped``; ``costfuse`` (null on a fallback) ``config``,
+        ``predicted_regs``, ``regs``, ``spill_bytes``; the byte figures (null on a fallback) are
+        ``{"inductor": ..., "costfuse": ...}``.  :meth:`record` has everything else."""
+        return {"kernel": self.kernel, "rnumel": self.rnumel, "xnumel": self.xnumel,
+                "inductor": [{k: e.get(k) for k in INDUCTOR_KEYS} for e in self.inductor],
+                "costfuse": None if self.costfuse is None else {k: self.costfuse.get(k) for k in COSTFUSE_KEYS},
+                "persistent_spill_free": self.persistent_spill_free,
+                "issued_bytes": self.issued_bytes or None, "dram_bytes": self.dram_bytes or None}
+
+    def record(self) -> dict:
+        """:meth:`to_json` with the details behind it: every entry's predicted spill and registers, compile
+        seconds and status, the fallback's reason and the decision's seconds (the experiment's rows)."""
+        return {**self.to_json(), "inductor": self.inductor, "costfuse": self.costfuse, "fallback": self.fallback,
+                "decision_s": self.decision_s, "features_s": self.features_s}
 
 
 @dataclass
@@ -190,8 +206,12 @@ def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, job
             compile_at(mine[j], launch, i, "costfuse")
             kernel = decision.kernel
             inductor_modes = {e["config"]["persistent"] for e in r.inductor}
+            theirs = k.launch(k.candidates[0]) if k.candidates else launch   # the first: what runs untimed
             r.issued_bytes = {"costfuse": kernel.issued_bytes(launch.mode),
                               "inductor": kernel.issued_bytes("persistent" if inductor_modes == {True} else "looped")}
+            r.dram_bytes = {"costfuse": kernel.dram_bytes_at(launch, handler.decider.target),
+                            "inductor": kernel.dram_bytes_at(theirs, handler.decider.target)}
+            r.features_s = features_seconds(handler.decider, kernel)
             predicted = handler.decider.predict(kernel, [k.launch(c) for c in k.candidates])
             for e, s, regs in zip(r.inductor, predicted["spills"], predicted["regs"]):
                 e["predicted_spill"], e["predicted_regs"] = bool(s), round(float(regs), 1)
@@ -223,6 +243,22 @@ def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, job
     for i in probed:   # a kernel whose probe configs all hold too many elements has none spill-free
         reports[i].persistent_spill_free = any(probe_ok.get(i, []))
     return BlockReport(reports, codegen_s, handler_s, dict(handler.stats))
+
+
+def features_seconds(decider, kernel, repeats: int = 5) -> float:
+    """Median seconds to featurize ``kernel`` at every config of its space (issue #25 part 2: <= 1 ms),
+    from a fresh copy each time, so its cached config-independent columns are computed again too."""
+    import dataclasses
+
+    from costfuse.launch import config_space
+
+    times = []
+    for _ in range(repeats):
+        fresh = dataclasses.replace(kernel)
+        t0 = time.perf_counter()
+        decider.features(fresh, config_space(fresh))
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
 
 
 def _labels(res) -> dict:
@@ -296,7 +332,8 @@ def table(reports: list[KernelReport]) -> str:
         if r.persistent_spill_free is not None:
             lines.append(f"  a persistent config compiles spill-free: {'yes' if r.persistent_spill_free else 'no'}")
         if r.issued_bytes:
-            lines.append(f"  issued bytes: Inductor {r.issued_bytes['inductor']:,}, CostFuse {r.issued_bytes['costfuse']:,}")
+            lines.append(f"  issued bytes: Inductor {r.issued_bytes['inductor']:,}, CostFuse {r.issued_bytes['costfuse']:,}; "
+                         f"DRAM (estimated): Inductor {r.dram_bytes['inductor']:,}, CostFuse {r.dram_bytes['costfuse']:,}")
     return "\n".join(lines) + "\n"
 
 

@@ -1,6 +1,6 @@
 """The Inductor handler on the workload blocks and on blocks it has not seen, judged by ptxas (issue #25).
 
-    python experiments/inductor_report.py                  # all blocks -> experiments/results/inductor_handler.md
+    python experiments/inductor_report.py                  # all blocks -> experiments/results/inductor_report.md
     python experiments/inductor_report.py --only Softmax   # a subset (substring of the block name)
 
 For each block (the workloads of ``experiments/workloads/blocks.py`` at their
@@ -19,11 +19,12 @@ report states each goal of issue #25 as met or not, with the figures:
   spill-free ones;
 * one compile per kernel in ``pin`` against Inductor's candidate count (the
   ratio, and the ptxas seconds saved);
+* features of a kernel at every config of its space in <= 1 ms;
 * <= 2 ms per kernel decision, and <= 10% added to Inductor's codegen time.
 
 It also writes every kernel's record (``--json`` lines of
 ``costfuse inductor-report``, plus the block) to
-``experiments/results/inductor_handler_kernels.jsonl``: the seed of the
+``experiments/results/inductor_report_kernels.jsonl``: the seed of the
 Inductor-kernel dataset (parts 5 and 6), and a PNG of predicted against
 compiled registers.  No GPU figure is involved: latency is ``not measured``.
 """
@@ -83,7 +84,7 @@ def run(only: str, jobs: int, timeout_s: float, repeats: int, spill_cut: str | N
             wide_by_name = {k.kernel: k for k in wide.kernels}
             for k in block.kernels:
                 row = {"block": name, "set": which, "target": target, "shapes": shapes, "dtype": dtype,
-                       **k.to_json(), "decision_s": k.decision_s,
+                       **k.record(),
                        "codegen_s": block.codegen_s, "handler_codegen_s": block.handler_codegen_s}
                 other = wide_by_name.get(k.kernel)
                 row["inductor_max_autotune"] = other.inductor if other is not None else []
@@ -117,6 +118,7 @@ def summarize(rows: list[dict]) -> dict:
     pin_s = sum(r["costfuse"].get("compile_s", 0.0) for r in picks)
     n_cands = sum(len(r["inductor"]) for r in picks)
     decisions = [r["decision_s"] for r in red if r["decision_s"] is not None]
+    features = [r["features_s"] for r in red if r.get("features_s") is not None]
     blocks = {r["block"]: r["handler_codegen_s"] / r["codegen_s"] - 1 for r in rows if r["codegen_s"]}
     fallbacks: dict[str, int] = {}
     for r in red:
@@ -133,6 +135,7 @@ def summarize(rows: list[dict]) -> dict:
         "free_c": len(free_c), "free_c_dropped": sum(e["predicted_spill"] for e in free_c),
         "candidates": n_cands, "inductor_s": inductor_s, "pin_s": pin_s,
         "decision_ms": (1e3 * statistics.median(decisions), 1e3 * max(decisions)) if decisions else (None, None),
+        "features_ms": (1e3 * statistics.median(features), 1e3 * max(features)) if features else (None, None),
         "overhead": (statistics.median(blocks.values()), max(blocks.values())) if blocks else (None, None),
         "inductor_dropped": sum(bool(e.get("dropped")) for r in red for e in r["inductor"]),
         "inductor_spilling": sum((e.get("spill_bytes") or 0) > 0 for r in red for e in r["inductor"]),
@@ -177,6 +180,10 @@ def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, 
     out.append(f"- Compiles per kernel: 1 in `pin` against Inductor's {ratio:.2f} candidates on the {s['decided']} "
                f"decided kernels; ptxas seconds: Inductor's candidates {s['inductor_s']:.1f} s, the pinned configs "
                f"{s['pin_s']:.1f} s, saved {s['inductor_s'] - s['pin_s']:.1f} s (compile seconds of this machine).")
+    fmed, fworst = s["features_ms"]
+    out.append(f"- Features of a kernel at every config of its space (vectorized, fresh caches): median {fmed:.2f} ms, "
+               f"worst {fworst:.2f} ms (goal <= 1 ms): {_verdict(fworst <= 1.0)}." if fmed is not None
+               else "- Features: no decided kernel.")
     med, worst = s["decision_ms"]
     out.append(f"- Decision time per kernel: median {med:.2f} ms, worst {worst:.2f} ms (goal <= 2 ms): "
                f"{_verdict(None if med is None else med <= 2.0)}." if med is not None else "- Decision time: no decision.")
@@ -245,14 +252,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="codegen runs timed per side and block")
     ap.add_argument("--spill-cut", choices=("f1", "recall"), default=None, help="the spill head's cut "
                     "(default: the handler's; see costfuse inductor-report --help)")
-    ap.add_argument("--kernels", default=str(RESULTS / "inductor_handler_kernels.jsonl"))
-    add_report_arg(ap, "inductor_handler")
+    ap.add_argument("--kernels", default=str(RESULTS / "inductor_report_kernels.jsonl"))
+    add_report_arg(ap, "inductor_report")
     args = ap.parse_args(argv)
     rows = run(args.only, args.jobs, args.timeout, args.repeats, args.spill_cut)
     Path(args.kernels).write_text("".join(json.dumps(r) + "\n" for r in rows))
     errors = [r for r in rows if "error" in r]
     rows = [r for r in rows if "error" not in r]
-    png = Path(args.report).with_suffix(".png") if args.report != "-" else RESULTS / "inductor_handler.png"
+    png = Path(args.report).with_suffix(".png") if args.report != "-" else RESULTS / "inductor_report.png"
     plot(rows, png)
     from costfuse.inductor.decide import HANDLER_SPILL_CUT
 

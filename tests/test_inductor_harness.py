@@ -69,7 +69,10 @@ def test_the_report_prints_one_json_object_per_kernel(capsys):
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(lines) == 1
     (r,) = lines
-    assert {"kernel", "rnumel", "xnumel", "inductor", "costfuse", "persistent_spill_free", "issued_bytes"} <= set(r)
+    assert set(r) == {"kernel", "rnumel", "xnumel", "inductor", "costfuse", "persistent_spill_free", "issued_bytes",
+                      "dram_bytes"}
+    assert all(set(e) == {"config", "regs", "spill_bytes", "dropped"} for e in r["inductor"])
+    assert set(r["costfuse"]) == {"config", "predicted_regs", "regs", "spill_bytes"}
     assert (r["xnumel"], r["rnumel"]) == (256, 2048)
     keys = {"persistent", "xblock", "rblock", "num_warps"}
     assert r["inductor"] and all(set(e["config"]) == keys and isinstance(e["dropped"], bool) and e["regs"] > 0
@@ -77,7 +80,8 @@ def test_the_report_prints_one_json_object_per_kernel(capsys):
     c = r["costfuse"]
     assert set(c["config"]) == keys and c["regs"] > 0 and c["spill_bytes"] is not None and c["predicted_regs"] > 0
     assert isinstance(r["persistent_spill_free"], bool)
-    assert set(r["issued_bytes"]) == {"inductor", "costfuse"}
+    assert set(r["issued_bytes"]) == set(r["dram_bytes"]) == {"inductor", "costfuse"}
+    assert 0 < r["dram_bytes"]["costfuse"] <= r["issued_bytes"]["costfuse"]
 
 
 def test_the_report_as_a_table(capsys):

@@ -35,7 +35,8 @@ HANDLER_SPILL_CUT = "recall"
 """The spill head's cut the handler decides at: the cut that kept 95% of the training programs'
 spilling kernels out (``decision_threshold``), not the F1-best one the pass uses.  The heads learned
 CostFuse's own lowering; on Inductor's kernels the F1 cut let picks spill that ptxas caught
-(``experiments/results/inductor_handler.md`` compares both cuts)."""
+(``experiments/results/inductor_report.md`` is measured at this cut; ``python
+experiments/inductor_report.py --spill-cut f1 --report -`` prints the same report at the F1 cut)."""
 BATCH = 8   # configs per prediction call in :meth:`Decider.always_spills` (the answer is usually in the first)
 
 
