@@ -94,12 +94,15 @@ class KernelReport:
 
 @dataclass
 class BlockReport:
-    """A block's kernels, and the codegen seconds of Inductor alone and under the handler (medians)."""
+    """A block's kernels, and the codegen seconds of Inductor alone and under the handler (medians), and of
+    the latter the seconds spent in the handler's hooks (deciding kernels and fusions): what the handler
+    adds, measured without the shared machine's noise between two codegen runs."""
 
     kernels: list[KernelReport]
     codegen_s: float
     handler_codegen_s: float
     handler_stats: dict
+    hook_s: float = 0.0   # of handler_codegen_s, the seconds inside the handler's hooks (median)
 
 
 def persistent_probe():
@@ -138,18 +141,20 @@ def _match(kernels: list, rows: int | None, n: int, used: set) -> int | None:
 
 def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, jobs: int = 2,
                  timeout_s: float = 120.0, repeats: int = 1, probe: bool = True, pool=None,
-                 group_model: str = "", spill_cut: str | None = None) -> BlockReport:
+                 group_model: str = "", spill_cut: str | None = None, persistent_first: bool = True) -> BlockReport:
     """The :class:`BlockReport` of ``fn`` at ``inputs`` ((shape, torch dtype) pairs); ``options``:
     ``torch._inductor.config`` settings for every codegen (:data:`MAX_AUTOTUNE`: its larger candidate
-    lists); ``repeats``: codegen runs timed per side; ``pool``: a compile pool to share between blocks."""
+    lists); ``repeats``: codegen runs timed per side; ``pool``: a compile pool to share between blocks;
+    ``persistent_first``: the decision rule (:attr:`costfuse.inductor.decide.Decider.persistent_first`)."""
     from costfuse.data.compile import CompilePool, CompileTask
     from costfuse.data.inductor_codegen import inductor_code, kernels_of
     from costfuse.inductor.choices import CostFuseChoices
     from costfuse.inductor.prune import patched
 
     handler = CostFuseChoices(mode, group_model, spill_cut=spill_cut)
+    handler.decider.persistent_first = persistent_first
     inductor_code(fn, inputs, options=options)   # untimed: the first codegen of a process pays for imports
-    times: dict[str, list[float]] = {"inductor": [], "handler": []}
+    times: dict[str, list[float]] = {"inductor": [], "handler": [], "hooks": []}
     for _ in range(max(1, repeats)):   # alternated, so the shared machine's load falls on both sides alike
         t0 = time.perf_counter()
         default_code = inductor_code(fn, inputs, options=options)
@@ -158,7 +163,8 @@ def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, job
         t0 = time.perf_counter()
         handler_code = inductor_code(fn, inputs, choices=handler, options=options)
         times["handler"].append(time.perf_counter() - t0)
-    codegen_s, handler_s = (statistics.median(times[k]) for k in ("inductor", "handler"))
+        times["hooks"].append(handler.hook_s)
+    codegen_s, handler_s, hook_s = (statistics.median(times[k]) for k in ("inductor", "handler", "hooks"))
     default = kernels_of(default_code)
     if mode == "prune":
         with patched(handler.registry):
@@ -242,7 +248,7 @@ def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, job
             probe_ok.setdefault(i, []).append(res.status == "ok" and res.spill_bytes == 0)
     for i in probed:   # a kernel whose probe configs all hold too many elements has none spill-free
         reports[i].persistent_spill_free = any(probe_ok.get(i, []))
-    return BlockReport(reports, codegen_s, handler_s, dict(handler.stats))
+    return BlockReport(reports, codegen_s, handler_s, dict(handler.stats), hook_s)
 
 
 def features_seconds(decider, kernel, repeats: int = 5) -> float:

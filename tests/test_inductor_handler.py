@@ -55,6 +55,7 @@ def test_pin_fixes_each_row_reduction_at_the_heads_pick():
     assert k.launch(k.candidates[0]) == d.pick.launch
     assert k.persistent == (d.pick.launch.mode == "persistent")
     assert d.seconds > 0 and d.pick.predicted_regs > 0
+    assert h.hook_s >= d.seconds   # the handler's own seconds: the decision's, and any fusion verdicts'
 
 
 def test_without_the_handler_inductor_keeps_its_own_candidates():

@@ -83,3 +83,32 @@ def test_the_group_features_and_the_analytical_time_take_an_inductor_kernel():
     scores = score_configs(k, configs, get_target("sm_90"))
     i_p = configs.index(KernelLaunch("persistent", 1, N, 8))
     assert scores.issued_bytes[i_p] == k.issued_bytes("persistent")
+
+
+def test_dram_bytes_leave_out_the_rereads_l2_holds():
+    """A looped softmax issues its row three times; by the L2 model (costfuse.estimates) a few resident
+    rows fit L2, so DRAM sees it once, as a persistent kernel's."""
+    k = softmax_kernel()
+    target = get_target("sm_90")
+    looped = KernelLaunch("looped", 1, 1024, 8)
+    assert k.issued_bytes("looped") > k.dram_bytes_at(looped, target) == k.issued_bytes("persistent")
+    assert k.dram_bytes("looped", False) == k.issued_bytes("looped")
+    assert k.reread_row_bytes == N * 2
+
+
+def test_the_decider_goes_persistent_when_a_persistent_config_is_predicted_spill_free():
+    """Decider.persistent_first: persistent whenever the heads allow it; without it, the fastest config of
+    every mode by the analytical time (what learned_pick alone answers)."""
+    from costfuse.cost_models.learned_groups import learned_pick
+    from costfuse.inductor.configs import inductor_can_launch
+    from costfuse.inductor.decide import Decider
+
+    d = Decider(spill_cut="recall")
+    k = softmax_kernel()
+    pick, why = d.pick(k)
+    assert pick is not None and pick.launch.mode == "persistent", why
+    d.persistent_first = False
+    fastest, _ = d.pick(k)
+    space = [c for c in config_space(k) if inductor_can_launch(c)]
+    est, _ = learned_pick(d.heads, k, d.target, static=k.group_columns, configs=space)
+    assert fastest.launch == est.launch

@@ -84,6 +84,7 @@ class CostFuseChoices(InductorChoices):
         self.decider = Decider(group_model, arch, spill_cut or HANDLER_SPILL_CUT)
         self._uuid = model_uuid(self.decider.heads, mode)
         self.stats: Counter[str] = Counter()
+        self.hook_s = 0.0   # seconds spent deciding kernels and fusions: what the handler adds to codegen
         self.decisions: list[KernelDecision] = []
         self.vetoes: list[tuple[str, str]] = []
         self._remembered: OrderedDict[int, tuple[object, KernelDecision]] = OrderedDict()
@@ -99,6 +100,7 @@ class CostFuseChoices(InductorChoices):
     def reset(self) -> None:
         """Forget the decisions, vetoes and counts so far (a new compile's figures start from zero)."""
         self.stats.clear()
+        self.hook_s = 0.0
         self.decisions.clear()
         self.vetoes.clear()
         self._remembered.clear()
@@ -129,6 +131,7 @@ class CostFuseChoices(InductorChoices):
             why = str(err)
         decision = KernelDecision(rows, n, pick, kernel, self.mode if pick else FALLBACK, why,
                                   time.perf_counter() - t0)
+        self.hook_s += decision.seconds
         self.stats[decision.outcome if pick else f"{FALLBACK}: {_reason_kind(why)}"] += 1
         self.decisions.append(decision)
         log.info(decision.line())
@@ -191,7 +194,9 @@ class CostFuseChoices(InductorChoices):
             return True
         key = (node1.get_name(), node2.get_name())
         if key not in self._fusion_verdicts:
+            t0 = time.perf_counter()
             self._fusion_verdicts[key] = self._fuse_verdict(node1, node2)
+            self.hook_s += time.perf_counter() - t0
         return self._fusion_verdicts[key]
 
     def _fuse_verdict(self, node1, node2) -> bool:

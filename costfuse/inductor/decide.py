@@ -7,8 +7,9 @@ CostFuse's own lowering: :class:`Decider` runs them on an
 group policy's own code (:func:`costfuse.cost_models.learned_groups.learned_pick`),
 so a kernel Inductor generates is decided exactly as a Linalg group is:
 
-* :meth:`Decider.pick`: the fastest config by the analytical time among those
-  the heads predict spill-free (optionally within one mode);
+* :meth:`Decider.pick`: persistent when the heads predict some persistent
+  config spill-free, then the fastest config by the analytical time among
+  those the heads predict spill-free (optionally within one mode);
 * :meth:`Decider.predict`: P(spill) and the verdict at given launches (what
   ``prune`` asks of Inductor's candidates);
 * :meth:`Decider.always_spills`: whether every config of the kernel's space is
@@ -37,6 +38,7 @@ spilling kernels out (``decision_threshold``), not the F1-best one the pass uses
 CostFuse's own lowering; on Inductor's kernels the F1 cut let picks spill that ptxas caught
 (``experiments/results/inductor_report.md`` is measured at this cut; ``python
 experiments/inductor_report.py --spill-cut f1 --report -`` prints the same report at the F1 cut)."""
+DECISION_RULE = "persistent-first"   # in the uuid: a change of rule must not reuse Inductor's cached code
 BATCH = 8   # configs per prediction call in :meth:`Decider.always_spills` (the answer is usually in the first)
 
 
@@ -56,7 +58,7 @@ def model_uuid(heads: GroupHeads, mode: str) -> str:
     digest = hashlib.sha256(json.dumps(heads.bundle.metadata, sort_keys=True, default=str).encode())
     for name in sorted(heads.bundle.heads):
         digest.update(heads.bundle.heads[name].raw)
-    digest.update(f"{heads.spill_cut}:{heads.threshold}".encode())
+    digest.update(f"{heads.spill_cut}:{heads.threshold}:{DECISION_RULE}".encode())
     return f"costfuse-{mode}-v{GROUP_FEATURE_SCHEMA_VERSION}-{digest.hexdigest()[:16]}"
 
 
@@ -67,6 +69,12 @@ class Decider:
     group_model: str = ""
     arch: str = "sm_90"
     spill_cut: str = "f1"
+    persistent_first: bool = True
+    """Persistent whenever the heads predict a persistent config spill-free (issue #25's goal: persistent
+    wherever ptxas finds one spill-free), the fastest such config by the analytical time; else the
+    fastest config of every mode.  The analytical time alone nearly always preferred looped configs on
+    Inductor's kernels, since its L2 model lets a looped kernel's re-reads hit L2 (an estimate no GPU has
+    checked): ``False`` restores that, and ``experiments/results/inductor_report_fastest.md`` measures it."""
     heads: GroupHeads = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -78,9 +86,19 @@ class Decider:
         self.heads = GroupHeads(bundle, self.spill_cut)
 
     def pick(self, kernel, mode: str | None = None) -> tuple[Pick | None, str]:
-        """``(Pick, "")`` for ``kernel``, among the configs of ``mode`` (``None``: every mode) Inductor can
-        generate; ``(None, why)`` when the heads cannot decide it."""
+        """``(Pick, "")`` for ``kernel``, among the configs of ``mode`` Inductor can generate; ``(None, why)``
+        when the heads cannot decide it.  ``mode`` ``None``: persistent when the heads predict some
+        persistent config spill-free and :attr:`persistent_first`, else the fastest of every mode (see
+        :attr:`persistent_first`)."""
         space = [c for c in config_space(kernel) if inductor_can_launch(c)]
+        if mode is None and self.persistent_first:
+            persistent = [c for c in space if c.mode == "persistent"]
+            if persistent:
+                est, _ = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns,
+                                      configs=persistent)
+                if est is not None:
+                    return self._pick(kernel, est), ""
+            space = [c for c in space if c.mode != "persistent"]
         if mode is not None:
             space = [c for c in space if c.mode == mode]
             if not space:
@@ -88,8 +106,11 @@ class Decider:
         est, why = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns, configs=space)
         if est is None:
             return None, why
+        return self._pick(kernel, est), ""
+
+    def _pick(self, kernel, est) -> Pick:
         p = float(self.heads.predict(self.features(kernel, [est.launch]), spill_bytes=False)["p_spill"][0])
-        return Pick(est.launch, float(est.regs), p, est.reason), ""
+        return Pick(est.launch, float(est.regs), p, est.reason)
 
     def features(self, kernel, launches: list[KernelLaunch]) -> np.ndarray:
         """Feature rows (schema v2) of ``kernel`` at ``launches``."""
