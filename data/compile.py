@@ -223,9 +223,11 @@ def _worker_main(conn, mem_limit_bytes: int | None, triton_cache: str, kernel_di
             sig = module.SIGNATURE
             # A kernel file may name its block constexprs otherwise (Inductor's R0_BLOCK is the config's
             # RBLOCK), fix constants, and bring its own argument attributes (costfuse.data.inductor_codegen).
-            keys = getattr(module, "CONFIG_KEYS", {})
-            constexprs = {k: config[keys.get(k, k)] for k, v in sig.items() if v == "constexpr"}
-            constexprs.update(getattr(module, "CONSTANTS", {}))
+            # A constant may be a constexpr no config names (Inductor's xnumel = 1 of a whole-tensor reduction).
+            keys, constants = getattr(module, "CONFIG_KEYS", {}), getattr(module, "CONSTANTS", {})
+            constexprs = {k: constants[k] if k in constants else config[keys.get(k, k)]
+                          for k, v in sig.items() if v == "constexpr"}
+            constexprs.update(constants)
             attrs = getattr(module, "ATTRS", None) or {
                 (i,): [["tt.divisibility", 16]] for i, v in enumerate(sig.values()) if v.startswith("*")}
             with contextlib.redirect_stdout(buf):

@@ -92,6 +92,24 @@ class InductorKernelSource:
                 f"CONSTANTS = {constants!r}\nATTRS = {self.attrs!r}\nCONFIG_KEYS = {{'R0_BLOCK': 'RBLOCK'}}\n")
 
 
+def lift_state(fn, inputs: list) -> tuple:
+    """``(fn', inputs')``: a module with parameters or buffers as a function taking them first, then its
+    inputs (a real parameter inside a trace on fake CUDA tensors is a CPU tensor Inductor refuses)."""
+    import torch
+
+    if not isinstance(fn, torch.nn.Module):
+        return fn, inputs
+    state = {**dict(fn.named_parameters()), **dict(fn.named_buffers())}
+    if not state:
+        return fn, inputs
+    names = list(state)
+
+    def stateless(*args):
+        return torch.func.functional_call(fn, dict(zip(names, args[:len(names)])), args[len(names):])
+
+    return stateless, [(tuple(t.shape), t.dtype) for t in state.values()] + list(inputs)
+
+
 def trace(fn, inputs: list[tuple[tuple[int, ...], object]]):
     """``(graph module, fake inputs, fake mode)`` of ``fn`` on fake CUDA tensors of ``inputs`` ((shape,
     dtype) pairs), traced with Inductor's decompositions, then its post-grad passes where this torch has
@@ -100,12 +118,14 @@ def trace(fn, inputs: list[tuple[tuple[int, ...], object]]):
     The trace runs twice: on fake CPU tensors first, where a block that calls ``torch.autograd.grad``
     can run its backward (autograd aborts the process on a CUDA tensor of a CPU-only torch), then the
     resulting graph of plain ATen ops, with every ``device=cpu`` argument made ``cuda``, on fake CUDA
-    tensors.  Integer inputs are only shapes here."""
+    tensors.  Integer inputs are only shapes here.  A module's parameters and buffers become leading
+    graph inputs (:func:`lift_state`), as ``torch.compile``'s AOTAutograd hands them to Inductor."""
     import torch
     from torch._inductor.decomposition import select_decomp_table
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.experimental.proxy_tensor import make_fx
 
+    fn, inputs = lift_state(fn, inputs)
     with FakeTensorMode():
         cpu_args = [torch.empty(shape, dtype=dtype) for shape, dtype in inputs]
         cpu_graph = make_fx(fn, decomposition_table=select_decomp_table(), tracing_mode="fake")(*cpu_args)

@@ -56,6 +56,26 @@ def test_an_inductor_kernel_compiles_through_the_pool_at_any_config(tmp_path):
     assert len({r.kernel_id for r in results}) == 2 and all(r.regs > 0 for r in results)
 
 
+def test_a_module_with_parameters_gets_them_as_inputs():
+    """``nn.LayerNorm``'s weight and bias are graph inputs, as AOTAutograd hands them to Inductor (a real
+    parameter in the fake CUDA trace failed every module that has one)."""
+    ln = torch.nn.LayerNorm(256)
+    (k,) = kernels_of(inductor_code(ln, [((64, 256), torch.float32)]))
+    assert (k.xnumel, k.rnumel) == (64, 256) and k.reduction
+
+
+def test_a_whole_tensor_reduction_compiles_with_its_constant_xnumel(tmp_path):
+    """Inductor makes ``xnumel`` a constexpr of a kernel over one row (a loss's final mean); no config
+    names it, the kernel file's constants do (a KeyError failed every such kernel before)."""
+    from costfuse.data.compile import ResultCache
+
+    (k,) = kernels_of(inductor_code(lambda x: x.float().mean(), [((2048,), BF16)]))
+    assert k.xnumel == 1 and k.rnumel == 2048
+    with CompilePool(1, cache=ResultCache(tmp_path)) as pool:
+        (r,) = pool.run([CompileTask(k.compile_source(), k.compile_config(k.launch(k.candidates[0])), 90)])
+    assert r.status == "ok", r.error
+
+
 @pytest.mark.parametrize("stack, dropped", [(64, False), (68, True), (None, None)])
 def test_inductors_spill_filter_counts_local_memory_in_words(stack, dropped):
     assert dropped_by_inductor(stack) is dropped
