@@ -88,7 +88,7 @@ def run(only: str, jobs: int, timeout_s: float, repeats: int, spill_cut: str | N
                 row = {"block": name, "set": which, "target": target, "shapes": shapes, "dtype": dtype,
                        **k.record(),
                        "codegen_s": block.codegen_s, "handler_codegen_s": block.handler_codegen_s,
-                       "hook_s": block.hook_s}
+                       "hook_s": block.hook_s, "handler_stats": block.handler_stats}
                 other = wide_by_name.get(k.kernel)
                 row["inductor_max_autotune"] = other.inductor if other is not None else []
                 rows.append(row)
@@ -124,6 +124,8 @@ def summarize(rows: list[dict]) -> dict:
     features = [r["features_s"] for r in red if r.get("features_s") is not None]
     blocks = {r["block"]: r["handler_codegen_s"] / r["codegen_s"] - 1 for r in rows if r["codegen_s"]}
     hooks = {r["block"]: r["hook_s"] / r["codegen_s"] for r in rows if r["codegen_s"]}
+    per_block = {r["block"]: r.get("handler_stats") or {} for r in rows}
+    vetoes = sum(stats.get("fusion vetoed", 0) for stats in per_block.values())
     fallbacks: dict[str, int] = {}
     for r in red:
         if r["costfuse"] is None:
@@ -131,6 +133,7 @@ def summarize(rows: list[dict]) -> dict:
             fallbacks[kind] = fallbacks.get(kind, 0) + 1
     return {
         "kernels": len(rows), "reductions": len(red), "decided": len(picks), "fallbacks": fallbacks,
+        "vetoes": vetoes,
         "spilling_picks": spilling_picks, "compiled_picks": len(compiled),
         "pick_spill_bytes": sum(r["costfuse"]["spill_bytes"] for r in spilling_picks),
         "probe_yes": len(probe_yes), "persistent_yes": len(persistent_yes),
@@ -204,6 +207,7 @@ def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, 
         "",
         f"Kernels: {s['kernels']} Triton kernels, {s['reductions']} reductions, {s['decided']} decided by the heads; "
         f"fallbacks to Inductor: " + (", ".join(f"{k} {v}" for k, v in sorted(s["fallbacks"].items())) or "none") + ".",
+        f"Fusions the handler vetoed (`can_fuse_vertical`): {s['vetoes']}.",
         f"Inductor's own default candidates on the reductions: {s['inductor_spilling']} of {s['inductor_total']} spill "
         f"under ptxas, {s['inductor_dropped']} would be dropped by its spill filter.",
         "",
