@@ -23,7 +23,7 @@ bytes / 4 that Triton's driver reports as ``n_spills``; Inductor applies it
 only while timing several candidates); CostFuse's config with its predicted
 and compiled registers and spills; whether a spill-free persistent config
 exists; and the bytes the kernel issues at either config, and the DRAM bytes
-the L2 model of :mod:`costfuse.estimates` estimates there (docs/design.md §11).  Persistent probes of a thread holding more than
+the L2 model of :mod:`costfuse.estimates` estimates there ("Issued and DRAM bytes").  Persistent probes of a thread holding more than
 :data:`MAX_PROBE_ELEMS` row elements are not compiled (they cannot fit 255
 registers; ptxas would spend minutes proving it) and count as spilling.
 """
