@@ -239,7 +239,9 @@ def _emit_triton(directory: str | None, module) -> list[str]:
 
 # ``costfuse COMMAND ...``: each command parses its own options.
 COMMANDS = {"opt": "run the fusion pass (the same as costfuse-opt)",
-            "import-torch": "export a torch.nn.Module to Linalg MLIR"}
+            "import-torch": "export a torch.nn.Module to Linalg MLIR",
+            "inductor-report": "Inductor's sm_90 reduction kernels: CostFuse's decisions beside Inductor's "
+                               "candidates, with ptxas labels"}
 
 
 def _main_parser() -> ArgumentParser:
@@ -253,9 +255,16 @@ def _main_parser() -> ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``costfuse opt ...`` (= costfuse-opt) and ``costfuse import-torch ...``."""
+    """``costfuse opt ...`` (= costfuse-opt), ``costfuse import-torch ...`` and ``costfuse inductor-report ...``."""
     args = _main_parser().parse_args(sys.argv[1:] if argv is None else argv)
-    return {"opt": opt_main, "import-torch": _import_torch}[args.command](args.args)
+    return {"opt": opt_main, "import-torch": _import_torch, "inductor-report": _inductor_report}[args.command](
+        args.args)
+
+
+def _inductor_report(argv: list[str]) -> int:
+    from costfuse.data.inductor_report import cli
+
+    return cli(argv)
 
 
 def _import_torch(argv: list[str]) -> int:

@@ -20,8 +20,9 @@ from functools import cached_property
 
 from iree.compiler import ir
 
-from costfuse.estimates import flop_weight, l2_holds, memory_bytes, words
+from costfuse.estimates import flop_weight, memory_bytes, words
 from costfuse.graph import body, indexing_maps, num_inputs
+from costfuse.row_kernel import dram_bytes_at
 from costfuse.rowspace import FULL, REDUCE, ROWWISE, NotGroupable, OpSpace, gathers, op_space, reads_in_row
 
 
@@ -233,10 +234,13 @@ class KernelShape:
 
     def dram_bytes_at(self, launch, target) -> int:
         """:meth:`dram_bytes` at ``launch`` (a ``costfuse.launch.KernelLaunch``) on ``target``."""
-        programs = -(-self.n_rows // launch.xblock)
-        holds = launch.mode != "looped" or bool(l2_holds(self.reread_row_bytes, launch.xblock, programs,
-                                                          launch.num_warps, target))
-        return self.dram_bytes(launch.mode, holds)
+        return dram_bytes_at(self, launch, target)
+
+    @cached_property
+    def read_elem_bytes(self) -> float:
+        """Bytes per element of the widest tensor the kernel reads (what its row runs are made of; 4 with
+        no input)."""
+        return float(max((_elem_bytes(i.value) for i in self.inputs), default=4))
 
     def flops(self, mode: str) -> float:
         """Weighted body ops executed, recomputation of looped passes included."""

@@ -43,10 +43,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
-from iree.compiler import ir
+if TYPE_CHECKING:   # the MLIR bindings load only for the attribute (the Inductor handler runs without IREE)
+    from iree.compiler import ir
 
-from costfuse.kernel import KernelShape
+    from costfuse.kernel import KernelShape
 
 MODES = ("pointwise", "persistent", "looped")
 LAUNCH_ATTR = "costfuse.launch"
@@ -167,6 +169,8 @@ class KernelLaunch:
 
     def to_attr(self) -> ir.Attribute:
         """``{mode = "persistent", xblock = 1 : i64, rblock = 8192 : i64, num_warps = 8 : i64}``."""
+        from iree.compiler import ir
+
         i64 = ir.IntegerType.get_signless(64)
         return ir.DictAttr.get({
             "mode": ir.StringAttr.get(self.mode),
@@ -177,6 +181,8 @@ class KernelLaunch:
 
     @classmethod
     def from_attr(cls, attr: ir.Attribute) -> "KernelLaunch":
+        from iree.compiler import ir
+
         d = ir.DictAttr(attr)
         keys = ("mode", "xblock", "rblock", "num_warps")
         missing = [k for k in keys if k not in d]  # named here: the binding's KeyError does not say which

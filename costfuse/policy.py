@@ -28,14 +28,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from iree.compiler import ir
-
-from costfuse.graph import body_ops, chain_length, num_inputs
-from costfuse.kernel import tensor_bytes
 from costfuse.launch import KernelLaunch, heuristic_launch, heuristic_launch_for
 from costfuse.targets import Target, get_target
+
+if TYPE_CHECKING:   # the Linalg side loads IREE's bindings when used: the Inductor handler runs without them
+    from iree.compiler import ir
 
 ROLES = ("producer", "consumer", "fused")
 
@@ -74,11 +73,15 @@ class FusionCandidate:
     @property
     def chain_length(self) -> int:
         """Original generics the fused op would merge."""
+        from costfuse.graph import chain_length
+
         return chain_length(self.fused)
 
     @property
     def body_ops(self) -> int:
         """Payload ops of the fused op, ``linalg.yield`` excluded."""
+        from costfuse.graph import body_ops
+
         return body_ops(self.fused)
 
 
@@ -244,6 +247,11 @@ class GroupPolicy(ABC):
 
     def lone_estimate(self, op: ir.Operation) -> GroupEstimate:
         """A generic that is not a row kernel keeps v1's config (it never merges)."""
+        from iree.compiler import ir
+
+        from costfuse.graph import num_inputs
+        from costfuse.kernel import tensor_bytes
+
         ins = list(op.operands)[: num_inputs(op)]
         nbytes = sum(tensor_bytes(v) for v in ins + list(op.results))   # index counts 64 bits, as kernels do
         kinds = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
@@ -266,6 +274,8 @@ def microseconds(a: float, b: float) -> tuple[str, str]:
 
 
 def _tensor_elems(v: ir.Value) -> int:
+    from iree.compiler import ir
+
     n = 1
     for s in ir.RankedTensorType(v.type).shape:
         n *= s

@@ -221,8 +221,15 @@ def _worker_main(conn, mem_limit_bytes: int | None, triton_cache: str, kernel_di
             module = load_kernel_module(write_kernel(source, kernel_dir))
             fn = getattr(module, module.KERNEL_NAME)
             sig = module.SIGNATURE
-            constexprs = {k: config[k] for k, v in sig.items() if v == "constexpr"}
-            attrs = {(i,): [["tt.divisibility", 16]] for i, v in enumerate(sig.values()) if v.startswith("*")}
+            # A kernel file may name its block constexprs otherwise (Inductor's R0_BLOCK is the config's
+            # RBLOCK), fix constants, and bring its own argument attributes (costfuse.data.inductor_codegen).
+            # A constant may be a constexpr no config names (Inductor's xnumel = 1 of a whole-tensor reduction).
+            keys, constants = getattr(module, "CONFIG_KEYS", {}), getattr(module, "CONSTANTS", {})
+            constexprs = {k: constants[k] if k in constants else config[keys.get(k, k)]
+                          for k, v in sig.items() if v == "constexpr"}
+            constexprs.update(constants)
+            attrs = getattr(module, "ATTRS", None) or {
+                (i,): [["tt.divisibility", 16]] for i, v in enumerate(sig.values()) if v.startswith("*")}
             with contextlib.redirect_stdout(buf):
                 k = triton.compile(
                     ASTSource(fn=fn, signature=sig, constexprs=constexprs, attrs=attrs),

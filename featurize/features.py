@@ -44,78 +44,11 @@ from costfuse.estimates import elem_bits, tile_registers
 from costfuse.graph import GENERIC, chain_length, indexing_maps, iterator_kinds, num_inputs, walk_ops
 from costfuse.ir import diagnostics_of
 from costfuse.targets import DEFAULT_TARGET
-
-FEATURE_SCHEMA_VERSION = 1
-
-# --- op classes -----------------------------------------------------------------
-# Cheap ALU work (one instruction per element).
-ADD_MUL = frozenset({
-    "arith.addf", "arith.subf", "arith.mulf", "arith.negf", "arith.addi", "arith.subi", "arith.muli",
-    "arith.andi", "arith.ori", "arith.xori", "arith.shli", "arith.shrsi", "arith.shrui",
-    "math.fma", "math.absf", "math.absi", "math.copysign", "math.ceil", "math.floor", "math.round",
-    "math.roundeven", "math.trunc",
-})
-# Multi-instruction sequences or MUFU approximations plus Newton steps.
-DIV_SQRT = frozenset({
-    "arith.divf", "arith.remf", "arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
-    "arith.ceildivsi", "arith.floordivsi", "math.sqrt", "math.rsqrt", "math.cbrt",
-})
-COMPARE_SELECT = frozenset({
-    "arith.cmpf", "arith.cmpi", "arith.select", "arith.maximumf", "arith.minimumf", "arith.maxnumf",
-    "arith.minnumf", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui",
-})
-CASTS = frozenset({
-    "arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui",
-    "arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui", "arith.bitcast",
-})
-CONSTANTS = frozenset({"arith.constant"})
-TERMINATOR = "linalg.yield"
-
-
-def op_class(name: str) -> str:
-    """``add_mul | div_sqrt | transcendental | compare_select | cast | constant | other``.
-
-    Any ``math.*`` op not listed as cheap or div/sqrt is a transcendental
-    (exp, log, tanh, erf, sin, pow, ...): they all go through libdevice or MUFU.
-    """
-    if name in ADD_MUL:
-        return "add_mul"
-    if name in DIV_SQRT:
-        return "div_sqrt"
-    if name in COMPARE_SELECT:
-        return "compare_select"
-    if name in CASTS:
-        return "cast"
-    if name in CONSTANTS:
-        return "constant"
-    if name.startswith("math."):
-        return "transcendental"
-    return "other"
-
-
-OP_CLASSES = ("add_mul", "div_sqrt", "transcendental", "compare_select", "cast", "constant", "other")
-# Classes counted as one flop per element each (casts, constants, index ops are not arithmetic).
-FLOP_CLASSES = ("add_mul", "div_sqrt", "transcendental", "compare_select")
-
-# --- columns --------------------------------------------------------------------
-STATIC_COLUMNS = (
-    *(f"n_{c}" for c in OP_CLASSES),
-    "n_body_ops",
-    "chain_length",
-    "n_inputs", "n_outputs", "n_broadcast_inputs",
-    "rank", "numel", "xnumel", "rnumel", "is_reduction",
-    "min_dtype_bits", "max_dtype_bits", "out_dtype_bits", "compute_dtype_bits",
-    "bytes_read", "bytes_written", "bytes_total", "bytes_saved_est",
-    "flops", "arith_intensity",
-    "max_live_values", "max_live_words", "sethi_ullman",
+from costfuse.featurize.columns import (  # noqa: F401  (re-exported: the schema's names live in columns.py)
+    ADD_MUL, CASTS, COMPARE_SELECT, CONFIG_COLUMNS, CONSTANTS, DIV_SQRT, FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION,
+    FLOP_CLASSES, OP_CLASSES, STATIC_COLUMNS, TERMINATOR, op_class,
 )
-CONFIG_COLUMNS = (
-    "xblock", "rblock", "num_warps", "elems_per_thread", "grid_size",
-    "persistent_reduction", "looped_reduction", "reduction_iters",
-    "live_regs_est", "su_regs_est", "reg_cap", "pressure_ratio",
-)
-FEATURE_COLUMNS: tuple[str, ...] = STATIC_COLUMNS + CONFIG_COLUMNS
-"""The stable column order of :func:`features` (and of every model's input)."""
+
 
 
 class FeatureError(ValueError):

@@ -29,8 +29,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from costfuse.featurize.features import OP_CLASSES, op_class
-from costfuse.featurize.liveness import body_of, pressure
+from costfuse.featurize.columns import OP_CLASSES, op_class
 
 from costfuse.estimates import row_registers, spill_bytes
 
@@ -52,6 +51,7 @@ MODES = ("pointwise", "persistent", "looped")
 
 def group_static(shape) -> dict[str, float]:
     """The config-independent columns of ``shape`` (a :class:`costfuse.kernel.KernelShape`)."""
+    from costfuse.featurize.liveness import body_of, pressure   # MLIR: only a Linalg group reads it
     from costfuse.kernel import FULL, REDUCE, ROWWISE
     from costfuse.launch import next_pow2
 

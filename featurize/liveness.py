@@ -30,10 +30,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
-
-from iree.compiler import ir
+from typing import TYPE_CHECKING
 
 from costfuse.estimates import elem_bits, words
+
+if TYPE_CHECKING:   # only body_of reads MLIR; the analyses run on plain Bodies (an Inductor loop body's too)
+    from iree.compiler import ir
 
 CONSTANT_OPS = frozenset({"arith.constant"})
 """Ops whose result is a uniform scalar: an immediate, not a per-element register."""
@@ -92,6 +94,8 @@ def body_of(generic: ir.Operation) -> Body:
     Types are spelled once per distinct type (printing a type costs
     microseconds; a fused body has hundreds of values but a handful of types).
     """
+    from iree.compiler import ir
+
     block = generic.regions[0].blocks[0]
     spelled: dict[ir.Type, str] = {}
 

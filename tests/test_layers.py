@@ -21,11 +21,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 # Top to bottom.  A module may import its own layer and the layers below it, never one above: the
 # trainer reads the dataset's store (train -> data), the dataset job runs the passes and the policies
-# to label their choices (data -> passes), the policies read features (cost_models -> featurize), and
-# the compiler core imports none of them.
+# to label their choices (data -> passes; the Inductor harness runs the Inductor handler), the passes
+# and the Inductor handler ask the policies (passes -> cost_models), the policies read features
+# (cost_models -> featurize), and the compiler core imports none of them.
 LAYERS = ("entry", "train", "data", "passes", "cost_models", "featurize", "core")
 ENTRY = {"costfuse/cli.py"}
 PASSES = {"costfuse/fusion_pass.py", "costfuse/group_pass.py", "costfuse/expanding_producers.py"}
+PASS_PACKAGES = ("costfuse/inductor/",)   # Inductor's choices handler: CostFuse's decisions inside Inductor
 # data/profile.py runs on the GPU machine without an install: it imports nothing of CostFuse at all.
 STANDALONE = {"data/profile.py"}
 
@@ -33,7 +35,7 @@ STANDALONE = {"data/profile.py"}
 def layer_of_file(rel: str) -> str:
     if rel in ENTRY:
         return "entry"
-    if rel in PASSES:
+    if rel in PASSES or rel.startswith(PASS_PACKAGES):
         return "passes"
     top = rel.split("/")[0]
     if top in ("data", "train", "featurize"):
@@ -55,6 +57,8 @@ def layer_of_module(name: str) -> str | None:
         return sub
     if sub == "cost_models":
         return "cost_models"
+    if f"costfuse/{sub}/" in PASS_PACKAGES:
+        return "passes"
     return layer_of_file(f"costfuse/{sub}.py")
 
 
@@ -100,6 +104,7 @@ def test_every_layer_imports_only_downwards():
     ("from costfuse.cost_models import policy_class", "cost_models"),
     ("import costfuse.featurize.features", "featurize"),
     ("from costfuse.group_pass import GroupFusionPass", "passes"),
+    ("import costfuse.inductor.choices", "passes"),
     ("from costfuse import cli", "entry"),
 ])
 def test_the_contract_sees_an_upward_import_from_the_core(tmp_path, monkeypatch, text, layer):

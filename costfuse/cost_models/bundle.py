@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from costfuse.cost_models.forest import Forest, flatten
-from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
+from costfuse.featurize.columns import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
 from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION
 from costfuse.targets import arch_name
 

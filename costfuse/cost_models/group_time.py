@@ -1,15 +1,16 @@
 """The analytical time of a row kernel at every config of its space, in one vectorized pass.
 
-For a :class:`costfuse.kernel.KernelShape` and its configs
+For a row kernel (:class:`costfuse.row_kernel.RowKernel`: a Linalg group's
+:class:`costfuse.kernel.KernelShape`, or an Inductor kernel's description) and its configs
 (:func:`costfuse.launch.config_space`), each config costs::
 
     t = max(DRAM bytes / (HBM bandwidth x parallelism), issued bytes / (L2 bandwidth x parallelism),
             flops / (peak x parallelism))
         + launch overhead + spill traffic / HBM bandwidth
 
-* issued bytes: :meth:`KernelShape.issued_bytes` of the config's mode (a
+* issued bytes: :meth:`RowKernel.issued_bytes` of the config's mode (a
   looped kernel re-reads its inputs once per pass); every byte passes L2.
-* DRAM bytes: :meth:`KernelShape.dram_bytes`, the L2 model of
+* DRAM bytes: :meth:`RowKernel.dram_bytes`, the L2 model of
   :mod:`costfuse.estimates` at the config (a looped kernel's re-reads hit L2
   when the rows its resident programs hold fit; broadcast weights are read
   once).  Both are estimates until a GPU's counters check them.
@@ -42,10 +43,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from costfuse.estimates import elem_bits, l2_holds, memory_bytes, row_registers, spill_bytes, spill_traffic
-from costfuse.kernel import KernelShape
+from costfuse.estimates import l2_holds, row_registers, spill_bytes, spill_traffic
 from costfuse.launch import KernelLaunch, numel
 from costfuse.policy import GroupEstimate, WeighedConfig, microseconds
+from costfuse.row_kernel import RowKernel
 from costfuse.targets import Target
 
 MAX_WARPS_PER_SM = 64
@@ -107,7 +108,7 @@ class ConfigScores:
         return out
 
 
-def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Target,
+def score_configs(shape: RowKernel, configs: list[KernelLaunch], target: Target,
                   predicted_spill: np.ndarray | None = None) -> ConfigScores:
     """Estimates for ``shape`` at each of ``configs``.  ``predicted_spill`` (bytes per thread, stored +
     loaded) replaces the register estimate's spills, for a model that predicts them."""
@@ -133,7 +134,7 @@ def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Targe
     waves = np.ceil(programs / (blocks_per_sm * target.sms))
     in_flight = np.minimum(programs, blocks_per_sm * target.sms) * w / target.sms
     util = np.minimum(1.0, in_flight / WARPS_TO_SATURATE)
-    run = np.where(mode == "pointwise", x, r) * _elem_bytes(shape)
+    run = np.where(mode == "pointwise", x, r) * shape.read_elem_bytes
     util = util * np.minimum(1.0, run / COALESCED_BYTES)
 
     looped = mode == "looped"
@@ -149,10 +150,3 @@ def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Targe
             + target.launch_overhead_s + waves * WAVE_S + traffic / target.hbm_bytes_per_s)
     return ConfigScores(list(configs), regs, spill, issued_c.astype(np.int64), dram_c.astype(np.int64), time)
 
-
-def _elem_bytes(shape: KernelShape) -> float:
-    """Bytes per element of the widest tensor the kernel reads (what its row runs are made of)."""
-    from iree.compiler import ir
-
-    types = [ir.RankedTensorType(i.value.type).element_type for i in shape.inputs]
-    return float(max((memory_bytes(t.width if hasattr(t, "width") else elem_bits("index")) for t in types), default=4))

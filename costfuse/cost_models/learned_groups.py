@@ -188,7 +188,20 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
 
 
 def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback):
-    """The learned policy's config for ``shape`` (see the module docstring); a ``GroupEstimate``.
+    """The learned policy's config for ``shape`` (see the module docstring); a ``GroupEstimate``:
+    :func:`learned_pick`'s, or ``fallback``'s when the heads cannot decide (the reason says why)."""
+    heads.decisions += 1
+    est, why = learned_pick(heads, shape, target, spill_budget)
+    return est if est is not None else _fallback(heads, fallback, shape, why)
+
+
+def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
+                 static: dict[str, float] | None = None, configs: list | None = None):
+    """``(estimate, "")`` of the fastest config of ``shape`` (a :class:`costfuse.row_kernel.RowKernel`)
+    predicted spill-free, or ``(None, why)`` when the heads cannot decide: the group lies outside the
+    training range, or no config is predicted within ``spill_budget``.  ``static``: the group's
+    config-independent columns, for a row kernel that is not a Linalg group (the Inductor handler's);
+    ``configs``: the configs to choose among (default: its whole :func:`costfuse.launch.config_space`).
 
     With a zero budget a config within it spills nothing, so its time is the
     analytical time without spill traffic: the answer is the first config in
@@ -198,12 +211,11 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback)
     A positive budget lets spill traffic reorder configs, so then every
     config is predicted.
     """
-    heads.decisions += 1
-    configs = config_space(shape)
-    X = group_features(shape, configs, target.arch)
+    configs = config_space(shape) if configs is None else configs
+    X = group_features(shape, configs, target.arch, static)
     out_of_range, why = heads.outside(X)
     if why:
-        return _fallback(heads, fallback, shape, f"group outside the training range ({why})")
+        return None, f"group outside the training range ({why})"
     base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)))
     order = [i for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
     batches = [order] if spill_budget > 0 else [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
@@ -227,8 +239,8 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback)
             i = idx[j]
         est = scores.estimate(i, f"learned: fastest config predicted spill-free (P(spill)={pred['p_spill'][j]:.2f}), "
                                  f"{scored} of {len(configs)} configs predicted in analytical-time order")
-        return replace(est, regs=heads.regs(X[i]))
-    return _fallback(heads, fallback, shape, f"no config of {len(configs)} predicted within the spill budget")
+        return replace(est, regs=heads.regs(X[i])), ""
+    return None, f"no config of {len(configs)} predicted within the spill budget"
 
 
 def weigh_configs(heads: GroupHeads, shape, target, spill_budget: float, fallback):

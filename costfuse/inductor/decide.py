@@ -1,0 +1,142 @@
+"""The learned decisions the handler makes about one Inductor kernel (docs/inductor.md, "Decisions").
+
+Until a dataset of Inductor's own kernels exists (issue #25, parts 5 and 6),
+the model is the shipped group heads (``costfuse/models/groups/``), trained on
+CostFuse's own lowering: :class:`Decider` runs them on an
+:class:`costfuse.featurize.inductor_kernel.InductorKernel` through the learned
+group policy's own code (:func:`costfuse.cost_models.learned_groups.learned_pick`),
+so a kernel Inductor generates is decided exactly as a Linalg group is:
+
+* :meth:`Decider.pick`: persistent when the heads predict some persistent
+  config spill-free, then the fastest config by the analytical time among
+  those the heads predict spill-free (optionally within one mode);
+* :meth:`Decider.predict`: P(spill) and the verdict at given launches (what
+  ``prune`` asks of Inductor's candidates);
+* :meth:`Decider.always_spills`: whether every config of the kernel's space is
+  predicted to spill (the fusion veto asks it of a fused kernel and its parts).
+
+:func:`model_uuid` names the model and feature schema for Inductor's cache key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from costfuse.cost_models.learned_groups import GroupHeads, learned_pick, load_group_heads
+from costfuse.inductor.configs import inductor_can_launch
+from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features
+from costfuse.launch import KernelLaunch, config_space
+from costfuse.targets import get_target
+
+HANDLER_SPILL_CUT = "recall"
+"""The spill head's cut the handler decides at: the cut that kept 95% of the training programs'
+spilling kernels out (``decision_threshold``), not the F1-best one the pass uses.  The heads learned
+CostFuse's own lowering; on Inductor's kernels the F1 cut let picks spill that ptxas caught
+(``experiments/results/inductor_report.md`` is measured at this cut; ``python
+experiments/inductor_report.py --spill-cut f1 --report -`` prints the same report at the F1 cut)."""
+DECISION_RULE = "persistent-first"   # in the uuid: a change of rule must not reuse Inductor's cached code
+BATCH = 8   # configs per prediction call in :meth:`Decider.always_spills` (the answer is usually in the first)
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A learned decision: the launch, the predicted registers per thread, P(spill), and why."""
+
+    launch: KernelLaunch
+    predicted_regs: float
+    p_spill: float
+    reason: str
+
+
+def model_uuid(heads: GroupHeads, mode: str) -> str:
+    """``costfuse-MODE-v2-HASH``: the handler's mode, the feature schema and a hash of the model bundle
+    (its metadata and every head's trees), so Inductor's caches never serve code decided by another model."""
+    digest = hashlib.sha256(json.dumps(heads.bundle.metadata, sort_keys=True, default=str).encode())
+    for name in sorted(heads.bundle.heads):
+        digest.update(heads.bundle.heads[name].raw)
+    digest.update(f"{heads.spill_cut}:{heads.threshold}:{DECISION_RULE}".encode())
+    return f"costfuse-{mode}-v{GROUP_FEATURE_SCHEMA_VERSION}-{digest.hexdigest()[:16]}"
+
+
+@dataclass
+class Decider:
+    """The group heads of ``group_model`` (default: the shipped ones) deciding Inductor kernels for ``arch``."""
+
+    group_model: str = ""
+    arch: str = "sm_90"
+    spill_cut: str = "f1"
+    persistent_first: bool = True
+    """Persistent whenever the heads predict a persistent config spill-free (issue #25's goal: persistent
+    wherever ptxas finds one spill-free), the fastest such config by the analytical time; else the
+    fastest config of every mode.  The analytical time alone nearly always preferred looped configs on
+    Inductor's kernels, since its L2 model lets a looped kernel's re-reads hit L2 (an estimate no GPU has
+    checked): ``False`` restores that, and ``experiments/results/inductor_report_fastest.md`` measures it."""
+    heads: GroupHeads = field(init=False, repr=False)
+
+    def __post_init__(self):
+        from costfuse.cost_models.bundle import require_arch
+
+        self.target = get_target(self.arch)
+        bundle = load_group_heads(self.group_model)
+        require_arch(bundle.metadata, self.arch, False, f"group model {self.group_model or 'costfuse/models/groups'}")
+        self.heads = GroupHeads(bundle, self.spill_cut)
+
+    def pick(self, kernel, mode: str | None = None) -> tuple[Pick | None, str]:
+        """``(Pick, "")`` for ``kernel``, among the configs of ``mode`` Inductor can generate; ``(None, why)``
+        when the heads cannot decide it.  ``mode`` ``None``: persistent when the heads predict some
+        persistent config spill-free and :attr:`persistent_first`, else the fastest of every mode (see
+        :attr:`persistent_first`)."""
+        space = [c for c in config_space(kernel) if inductor_can_launch(c)]
+        if mode is None and self.persistent_first:
+            persistent = [c for c in space if c.mode == "persistent"]
+            if persistent:
+                est, _ = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns,
+                                      configs=persistent)
+                if est is not None:
+                    return self._pick(kernel, est), ""
+            space = [c for c in space if c.mode != "persistent"]
+        if mode is not None:
+            space = [c for c in space if c.mode == mode]
+            if not space:
+                return None, f"no {mode} config fits the kernel"
+        est, why = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns, configs=space)
+        if est is None:
+            return None, why
+        return self._pick(kernel, est), ""
+
+    def _pick(self, kernel, est) -> Pick:
+        p = float(self.heads.predict(self.features(kernel, [est.launch]), spill_bytes=False)["p_spill"][0])
+        return Pick(est.launch, float(est.regs), p, est.reason)
+
+    def features(self, kernel, launches: list[KernelLaunch]) -> np.ndarray:
+        """Feature rows (schema v2) of ``kernel`` at ``launches``."""
+        return group_features(kernel, launches, self.arch, kernel.group_columns)
+
+    def predict(self, kernel, launches: list[KernelLaunch]) -> dict[str, np.ndarray]:
+        """Per launch: ``p_spill``, ``spills`` (P(spill) at or above the cut), ``regs`` (predicted registers
+        per thread) and ``in_range`` (every column inside the training range)."""
+        X = self.features(kernel, launches)
+        out = self.heads.predict(X, spill_bytes=False)
+        regs = self.heads.bundle.heads.get("regs")
+        outside, _ = self.heads.outside(X)
+        return {"p_spill": out["p_spill"], "spills": out["spills"], "in_range": ~outside,
+                "regs": regs.predict(X) if regs is not None else np.full(len(X), np.nan)}
+
+    def always_spills(self, kernel) -> bool | None:
+        """Whether every config of ``kernel``'s space is predicted to spill; ``None`` when the kernel lies
+        outside the training range (the heads do not know).  Configs go least register-hungry first
+        (the analytical estimate), :data:`BATCH` at a time, and the walk stops at the first spill-free one."""
+        space = config_space(kernel)
+        X = self.features(kernel, space)
+        _, why = self.heads.outside(X)
+        if why:
+            return None
+        order = np.argsort(X[:, GROUP_FEATURE_COLUMNS.index("est_regs")], kind="stable")
+        for k in range(0, len(order), BATCH):
+            if not self.heads.predict(X[order[k:k + BATCH]], spill_bytes=False)["spills"].all():
+                return False
+        return True

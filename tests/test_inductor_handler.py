@@ -1,0 +1,247 @@
+"""CostFuse's Inductor handler (costfuse/inductor/): pin, prune, fallbacks, the fusion veto, uuid, install.
+
+Inductor's kernels are generated on this CPU for a faked sm_90 (costfuse.data.inductor_codegen); nothing
+here needs a GPU.  Sizes are small where the decision does not depend on them, so codegen stays ~1 s.
+"""
+
+from __future__ import annotations
+
+import pickle
+import shutil
+import subprocess
+import sys
+
+import pytest
+import sympy
+import torch
+
+from costfuse.data.inductor_codegen import inductor_code, kernels_of
+from costfuse.featurize.inductor_kernel import FULL, REDUCE
+from costfuse.inductor.choices import CostFuseChoices
+from costfuse.inductor.decide import Pick
+from costfuse.inductor.installation import check_torch
+from costfuse.launch import KernelLaunch
+
+BF16 = torch.bfloat16
+
+
+def rmsnorm(x, w):
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype) * w
+
+
+def rmsnorm_bwd(x, w, dy):
+    xf, dyf, wf = x.float(), dy.float(), w.float()
+    rstd = torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)
+    g = dyf * wf
+    return (rstd * g - xf * rstd.pow(3) * (g * xf).mean(-1, keepdim=True)).to(x.dtype)
+
+
+def norm_inputs(rows: int, n: int, dtype=BF16):
+    return [((rows, n), dtype), ((n,), dtype)]
+
+
+def bwd_inputs(rows: int, n: int):
+    return [((rows, n), BF16), ((n,), BF16), ((rows, n), BF16)]
+
+
+def test_pin_fixes_each_row_reduction_at_the_heads_pick():
+    h = CostFuseChoices("pin")
+    kernels = kernels_of(inductor_code(rmsnorm, norm_inputs(2048, 8192), choices=h))
+    assert h.stats == {"pin": 1}
+    (d,) = h.decisions
+    (k,) = kernels
+    assert k.heuristic == "fixed_config" and len(k.candidates) == 1
+    assert k.launch(k.candidates[0]) == d.pick.launch
+    assert k.persistent == (d.pick.launch.mode == "persistent")
+    assert d.seconds > 0 and d.pick.predicted_regs > 0
+    assert h.hook_s >= d.seconds   # the handler's own seconds: the decision's, and any fusion verdicts'
+
+
+def test_without_the_handler_inductor_keeps_its_own_candidates():
+    (k,) = kernels_of(inductor_code(rmsnorm, norm_inputs(2048, 8192)))
+    assert k.heuristic == "reduction" and len(k.candidates) == 2    # Inductor loops rows over 1024
+
+
+class SymbolicFeatures:
+    """What Inductor hands the handler for a kernel of dynamic shape (a symbolic row count)."""
+
+    numel, reduction_numel = sympy.Symbol("s0"), sympy.Integer(4096)
+
+    def is_reduction(self):
+        return True
+
+    def scheduler_nodes(self):
+        return []
+
+    def get_reduction_hint(self):
+        return "ReductionHint.INNER"
+
+
+class StaticFeatures(SymbolicFeatures):
+    numel, reduction_numel = sympy.Integer(2), sympy.Integer(1 << 20)
+
+
+def test_dynamic_shapes_fall_back_to_inductor_and_are_counted_and_logged(caplog):
+    h = CostFuseChoices("pin")
+    kwargs = {"features": None}
+    with caplog.at_level("INFO", logger="costfuse.inductor"):
+        assert h.triton_kernel_kwargs(None, SymbolicFeatures(), [{"x": 1, "r0_": 1}], kwargs) is kwargs
+    assert h.stats == {"fallback: dynamic shapes": 1}
+    assert h.decisions[0].pick is None and "s0" in h.decisions[0].reason
+    assert [r.getMessage() for r in caplog.records] == [h.decisions[0].line()]
+    assert "fallback to Inductor (dynamic shapes" in caplog.records[0].getMessage()
+
+
+def test_a_torch_whose_cooperative_rule_takes_the_features_alone(monkeypatch):
+    """Before torch 2.13 ``should_use_cooperative_reduction(features)`` had one parameter
+    (costfuse.inductor.compat); the handler asks it that way there, and falls back when it says yes."""
+    from torch._inductor.choices import InductorChoices
+
+    seen = []
+
+    def cooperative(features):
+        seen.append(features)
+        return True
+
+    monkeypatch.setattr(InductorChoices, "should_use_cooperative_reduction", staticmethod(cooperative))
+    h = CostFuseChoices("pin")
+    features = StaticFeatures()
+    assert h.decide(features).pick is None
+    assert seen == [features] and h.stats == {"fallback: cooperative reduction": 1}
+
+
+@pytest.mark.parametrize("fn, inputs, reason", [
+    (lambda x: x.float().sum(-1), [((4, 1 << 22), BF16)], "fallback: split reduction"),        # rows too few
+    (lambda x: x.float().sum(0), [((4096, 1024), BF16)], "fallback: split reduction"),         # a column sum
+    (rmsnorm, norm_inputs(64, 1024, torch.float64), "fallback: dtype float64 of arg0_1 is outside training"),
+])
+def test_kernels_the_heads_do_not_cover_go_to_inductor(fn, inputs, reason):
+    h = CostFuseChoices("pin")
+    kernels = kernels_of(inductor_code(fn, inputs, choices=h))
+    assert set(h.stats) == {reason} and sum(h.stats.values()) == len([k for k in kernels if k.reduction])
+    assert all(k.heuristic != "fixed_config" for k in kernels)
+
+
+def test_prune_drops_candidates_predicted_to_spill_and_adds_the_pick(monkeypatch):
+    """Inductor's two looped candidates; the heads (stood in for) say the first spills: it goes, the pick
+    joins, in the order Inductor would time them."""
+    from costfuse.inductor.prune import patched
+
+    h = CostFuseChoices("prune")
+    pick = Pick(KernelLaunch("looped", 1, 512, 4), 40.0, 0.01, "stand-in")
+    monkeypatch.setattr(h.decider, "pick", lambda kernel, mode=None: (pick, ""))
+    monkeypatch.setattr(h.decider, "predict", lambda kernel, launches: {
+        "spills": [launch.rblock > 2048 for launch in launches]})
+    with patched(h.registry):
+        (k,) = kernels_of(inductor_code(rmsnorm_bwd, bwd_inputs(2048, 16384), choices=h))
+    assert k.heuristic == "reduction"
+    assert [k.launch(c) for c in k.candidates] == [KernelLaunch("looped", 1, 2048, 16), pick.launch]
+    assert h.registry.stats == {"kept": 1, "dropped": 1, "added": 1}
+
+
+def test_prune_files_its_decisions_on_a_torch_without_the_source_hook(monkeypatch):
+    """torch 2.11 has no ``customize_fused_kernel_name``: the decision is filed from
+    ``TritonScheduling.define_kernel`` instead (costfuse.inductor.compat), and pruning still happens."""
+    from costfuse.inductor import compat
+    from costfuse.inductor.prune import patched
+
+    h = CostFuseChoices("prune")
+    monkeypatch.setattr(CostFuseChoices, "customize_fused_kernel_name", lambda self, name, src: name)
+    monkeypatch.setattr(compat, "has_source_hook", lambda: False)
+    monkeypatch.setattr(h.decider, "predict", lambda kernel, launches: {
+        "spills": [launch.rblock > 2048 for launch in launches]})
+    with patched(h.registry):
+        (k,) = kernels_of(inductor_code(rmsnorm_bwd, bwd_inputs(2048, 16384), choices=h))
+    assert h.registry.stats["dropped"] == 1 and len(h.registry.entries) == 1
+    assert KernelLaunch("looped", 1, 16384, 32) not in [k.launch(c) for c in k.candidates]
+
+
+def test_prune_keeps_inductors_list_for_a_kernel_its_handler_did_not_file():
+    from costfuse.inductor.prune import patched
+
+    h = CostFuseChoices("prune")
+    kernels_of(inductor_code(rmsnorm_bwd, bwd_inputs(2048, 16384), choices=h))   # filed in h's registry
+    with patched(CostFuseChoices("prune").registry):
+        (k,) = kernels_of(inductor_code(rmsnorm_bwd, bwd_inputs(2048, 16384)))
+    assert len(k.candidates) == 2
+
+
+def test_the_veto_refuses_a_fusion_only_when_fused_always_spills_and_the_parts_do_not(monkeypatch):
+    """A stand-in for the heads: a kernel holding a reduction and a full-row store always spills."""
+
+    def always_spills(kernel):
+        roles = {n.role for n in kernel.nodes}
+        return REDUCE in roles and FULL in roles
+
+    h = CostFuseChoices("pin")
+    monkeypatch.setattr(h.decider, "always_spills", always_spills)
+    vetoed = kernels_of(inductor_code(rmsnorm_bwd, bwd_inputs(256, 4096), choices=h))
+    fused = kernels_of(inductor_code(rmsnorm_bwd, bwd_inputs(256, 4096), choices=CostFuseChoices("pin", veto=False)))
+    assert len(fused) == 1 and len(vetoed) >= 2
+    assert h.stats["fusion vetoed"] >= 1 and all("predicted to spill" in why for _, why in h.vetoes)
+
+
+def test_no_veto_when_a_part_spills_too(monkeypatch):
+    h = CostFuseChoices("pin")
+    monkeypatch.setattr(h.decider, "always_spills", lambda kernel: True)
+    assert len(kernels_of(inductor_code(rmsnorm_bwd, bwd_inputs(256, 4096), choices=h))) == 1
+    assert h.vetoes == []
+
+
+def test_uuid_names_the_mode_the_schema_and_the_bundle(tmp_path):
+    from costfuse.cost_models.learned_groups import SHIPPED_GROUP_MODEL_DIR
+
+    pin, prune = CostFuseChoices("pin"), CostFuseChoices("prune")
+    assert pin.uuid().startswith("costfuse-pin-v2-") and prune.uuid().startswith("costfuse-prune-v2-")
+    assert pin.uuid() == CostFuseChoices("pin").uuid()
+    other = tmp_path / "groups"
+    shutil.copytree(SHIPPED_GROUP_MODEL_DIR, other)
+    meta = other / "metadata.json"
+    meta.write_text(meta.read_text().replace('"command": "', '"command": "retrained: '))
+    assert CostFuseChoices("pin", group_model=str(other)).uuid() != pin.uuid()
+    assert CostFuseChoices("pin", spill_cut="f1").uuid() != pin.uuid()
+
+
+def test_install_sets_inductors_factory_and_restores_it():
+    import costfuse.inductor
+    from torch._inductor import config
+    from torch._inductor.virtualized import V
+
+    before = config.inductor_choices_class
+    with costfuse.inductor.install() as inst:
+        assert isinstance(V.choices, CostFuseChoices) and V.choices is inst.handler
+        factory = config.inductor_choices_class
+        assert factory() is inst.handler and inst.handler.uuid() in pickle.dumps(factory).decode("latin-1")
+        portable = config.save_config_portable()
+        assert portable["inductor_choices_class"] == inst.handler.uuid()
+    assert config.inductor_choices_class is before and not isinstance(V.choices, CostFuseChoices)
+
+
+def test_install_refuses_a_torch_without_the_hooks(monkeypatch):
+    from torch._inductor.choices import InductorChoices
+
+    monkeypatch.delattr(InductorChoices, "triton_kernel_kwargs")
+    with pytest.raises(RuntimeError, match="lacks InductorChoices.triton_kernel_kwargs"):
+        check_torch()
+
+
+def test_the_handler_decides_without_iree_xgboost_or_mlflow():
+    """What the GPU machine has: torch, triton, numpy (docs/design.md §5)."""
+    code = (
+        "import sys\n"
+        "for m in ('iree', 'xgboost', 'mlflow', 'sklearn', 'pandas'): sys.modules[m] = None\n"
+        "import costfuse.inductor\n"
+        "inst = costfuse.inductor.install()\n"
+        "from costfuse.featurize.inductor_kernel import InductorKernel, KernelBuffer, KernelNode\n"
+        "k = InductorKernel(4096, 8192, (KernelNode('a', 'reduce', (('load', 1),), ('x',), ('s',), 'sum'),\n"
+        "    KernelNode('b', 'full', (('load', 2), ('mul', 1)), ('x', 's'), ('o',))),\n"
+        "    (KernelBuffer('x', 4096 * 8192, 16), KernelBuffer('s', 4096, 32), KernelBuffer('o', 4096 * 8192, 16)),\n"
+        "    ('o',))\n"
+        "pick, why = inst.handler.decider.pick(k)\n"
+        "assert pick is not None, why\n"
+        "bad = [m for m, v in sys.modules.items() if v is not None and m.split('.')[0] in ('iree', 'xgboost', 'mlflow')]\n"
+        "print(pick.launch.short(), bad)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().endswith("[]")

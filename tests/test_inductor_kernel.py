@@ -1,0 +1,114 @@
+"""An Inductor kernel as a row kernel (featurize/inductor_kernel.py): plain numbers, no torch, no MLIR."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from costfuse.cost_models.group_time import score_configs
+from costfuse.featurize.group_features import GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, group_features
+from costfuse.featurize.inductor_kernel import FULL, REDUCE, ROWWISE, InductorKernel, KernelBuffer, KernelNode
+from costfuse.launch import KernelLaunch, config_space
+from costfuse.targets import get_target
+
+ROWS, N = 4096, 8192
+
+
+def softmax_kernel(dtype_bits: int = 16) -> InductorKernel:
+    """Inductor's softmax as its scheduler describes it: max, sum of exp, then the normalized store."""
+    x = KernelBuffer("x", ROWS * N, dtype_bits)
+    return InductorKernel(ROWS, N, (
+        KernelNode("op0", REDUCE, (("load", 1), ("to_dtype", 1)), ("x",), ("buf0",), "max", 2),
+        KernelNode("op1", REDUCE, (("exp", 1), ("load", 2), ("sub", 1), ("to_dtype", 1)), ("x", "buf0"),
+                   ("buf1",), "sum", 3),
+        KernelNode("op2", FULL, (("exp", 1), ("load", 3), ("sub", 1), ("to_dtype", 2), ("truediv", 1)),
+                   ("x", "buf0", "buf1"), ("out",), None, 4),
+    ), (x, KernelBuffer("buf0", ROWS, 32), KernelBuffer("buf1", ROWS, 32), KernelBuffer("out", ROWS * N, 16)),
+        ("out",))
+
+
+def test_passes_follow_the_reductions_a_node_reads():
+    k = softmax_kernel()
+    assert k.pass_of == (0, 1, 2)       # the sum reads the max, the store reads both
+    assert k.n_passes == 3 and k.reductions == 2 and not k.pointwise
+
+
+def test_a_looped_kernel_reads_its_input_once_per_pass_a_persistent_one_once():
+    k = softmax_kernel()
+    assert k.inputs == ("x",)
+    assert k.issued_bytes("persistent") == ROWS * N * 2 + ROWS * N * 2
+    assert k.issued_bytes("looped") == 3 * ROWS * N * 2 + ROWS * N * 2
+
+
+def test_live_full_counts_row_tiles_not_per_row_statistics():
+    k = softmax_kernel()
+    assert k.live_full == 1             # x is the only row tile; buf0 and buf1 are one value per row
+    wide = InductorKernel(ROWS, N, (
+        KernelNode("a", REDUCE, (), ("x", "y"), ("s",), "sum"),
+        KernelNode("b", FULL, (), ("x", "y", "s", "w"), ("o",)),
+    ), (KernelBuffer("x", ROWS * N, 16), KernelBuffer("y", ROWS * N, 16), KernelBuffer("w", N, 16),
+        KernelBuffer("s", ROWS, 32), KernelBuffer("o", ROWS * N, 16)), ("o",))
+    assert wide.live_full == 3          # x, y from the reduction on, and the row-broadcast weight w
+
+
+def test_op_classes_flops_and_reduction_combines():
+    cols = softmax_kernel().group_columns
+    assert set(cols) == set(GROUP_COLUMNS)
+    assert cols["g_transcendental"] == 2      # exp in op1 and op2
+    assert cols["g_div_sqrt"] == 1            # truediv
+    assert cols["g_compare_select"] == 1      # the max reduction's combine
+    assert cols["g_cast"] == 4                # to_dtype
+    assert cols["n_reduce"] == 2 and cols["n_full"] == 1 and cols["n_rowwise"] == 0
+    assert cols["max_body_live_words"] == 4 and cols["sum_body_live_words"] == 9
+    assert cols["in_bytes_per_elem"] == pytest.approx(2.0) and cols["out_bytes_per_elem"] == pytest.approx(2.0)
+
+
+def test_an_int64_buffer_takes_two_words_per_value():
+    k = softmax_kernel()
+    labels = InductorKernel(ROWS, N, k.nodes[:1] + (KernelNode("l", ROWWISE, (), ("lab",), ("o2",)),),
+                            k.buffers + (KernelBuffer("lab", ROWS, 64), KernelBuffer("o2", ROWS, 32)), ("o2",))
+    assert softmax_kernel().words == 1 and labels.words == 2
+
+
+def test_the_group_features_and_the_analytical_time_take_an_inductor_kernel():
+    k = softmax_kernel()
+    configs = config_space(k)
+    t0 = time.perf_counter()
+    X = group_features(k, configs, "sm_90", k.group_columns)
+    elapsed = time.perf_counter() - t0
+    assert X.shape == (len(configs), len(GROUP_FEATURE_COLUMNS)) and np.isfinite(X).all()
+    assert elapsed < 0.5   # vectorized over the configs (the goal, <= 1 ms a kernel, is measured by the report)
+    scores = score_configs(k, configs, get_target("sm_90"))
+    i_p = configs.index(KernelLaunch("persistent", 1, N, 8))
+    assert scores.issued_bytes[i_p] == k.issued_bytes("persistent")
+
+
+def test_dram_bytes_leave_out_the_rereads_l2_holds():
+    """A looped softmax issues its row three times; by the L2 model (costfuse.estimates) a few resident
+    rows fit L2, so DRAM sees it once, as a persistent kernel's."""
+    k = softmax_kernel()
+    target = get_target("sm_90")
+    looped = KernelLaunch("looped", 1, 1024, 8)
+    assert k.issued_bytes("looped") > k.dram_bytes_at(looped, target) == k.issued_bytes("persistent")
+    assert k.dram_bytes("looped", False) == k.issued_bytes("looped")
+    assert k.reread_row_bytes == N * 2
+
+
+def test_the_decider_goes_persistent_when_a_persistent_config_is_predicted_spill_free():
+    """Decider.persistent_first: persistent whenever the heads allow it; without it, the fastest config of
+    every mode by the analytical time (what learned_pick alone answers)."""
+    from costfuse.cost_models.learned_groups import learned_pick
+    from costfuse.inductor.configs import inductor_can_launch
+    from costfuse.inductor.decide import Decider
+
+    d = Decider(spill_cut="recall")
+    k = softmax_kernel()
+    pick, why = d.pick(k)
+    assert pick is not None and pick.launch.mode == "persistent", why
+    d.persistent_first = False
+    fastest, _ = d.pick(k)
+    space = [c for c in config_space(k) if inductor_can_launch(c)]
+    est, _ = learned_pick(d.heads, k, d.target, static=k.group_columns, configs=space)
+    assert fastest.launch == est.launch
