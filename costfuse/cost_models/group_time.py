@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from costfuse.estimates import elem_bits, l2_holds, memory_bytes, row_registers, spill_bytes, spill_traffic
+from costfuse.estimates import elem_bits, estimated_labels, l2_holds, memory_bytes, spill_traffic
 from costfuse.kernel import KernelShape
 from costfuse.launch import KernelLaunch, numel
 from costfuse.policy import GroupEstimate
@@ -87,11 +87,11 @@ def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Targe
     x = np.array([c.xblock for c in configs], dtype=float)
     r = np.array([c.rblock for c in configs], dtype=float)
     w = np.array([c.num_warps for c in configs], dtype=float)
-    ept = x * r / (32.0 * w)
     words = float(shape.words)
-    regs, _ = row_registers(mode, ept, shape.live_full, shape.reductions, shape.words)
+    estimate = estimated_labels(shape, configs, target)
+    regs = estimate.regs
     cap = target.reg_cap(w).astype(float)
-    spill = spill_bytes(regs, cap) if predicted_spill is None else np.asarray(predicted_spill, dtype=float)
+    spill = estimate.spill_bytes if predicted_spill is None else np.asarray(predicted_spill, dtype=float)
     used = np.minimum(regs, cap)
 
     issued = np.array([shape.issued_bytes(m) for m in ("pointwise", "persistent", "looped")], dtype=float)
