@@ -63,7 +63,7 @@ BASE_REGS = 24                  # indices, masks, pointers, loop state of a row 
 L2_SHARE = 0.5                  # of the L2 a kernel's re-read rows may count on (the rest: other data, imperfect LRU)
 SPILL_BYTES_PER_REGISTER = 8    # one 32-bit register spilled: 4 bytes stored + 4 loaded
 LOCAL_BYTES_PER_SPILLED_REGISTER = 4   # its slot in the thread's local (stack) frame
-ESTIMATED = "the analytical register estimate"   # ConfigLabels.source of estimated_labels
+ESTIMATED = "estimated registers: the fallback, no ptxas labels"   # ConfigLabels.source of estimated_labels
 
 
 @functools.lru_cache(maxsize=None)

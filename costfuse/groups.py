@@ -461,7 +461,7 @@ class _Formation:
         verdict = self.model.multi_output_verdict(kind, ea, eb, eab, shape, parts)
         if not verdict.merge:
             self.note(GroupDecision("keep", self.name(a), self.name(b),
-                                                                                f"multi-output {kind}: {verdict.reason}", eab))
+                                    f"multi-output {kind}: {verdict.reason}", eab))
             return None
         return MergeVerdict(True, verdict.priority, f"multi-output {kind}: {verdict.reason}")
 

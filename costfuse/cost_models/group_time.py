@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from costfuse.estimates import elem_bits, estimated_labels, l2_holds, memory_bytes, spill_traffic
+from costfuse.estimates import ConfigLabels, elem_bits, estimated_labels, l2_holds, memory_bytes, spill_traffic
 from costfuse.kernel import KernelShape
 from costfuse.launch import KernelLaunch, numel
 from costfuse.policy import GroupEstimate
@@ -80,15 +80,17 @@ class ConfigScores:
 
 
 def score_configs(shape: KernelShape, configs: list[KernelLaunch], target: Target,
-                  predicted_spill: np.ndarray | None = None) -> ConfigScores:
+                  predicted_spill: np.ndarray | None = None, labels: ConfigLabels | None = None) -> ConfigScores:
     """Estimates for ``shape`` at each of ``configs``.  ``predicted_spill`` (bytes per thread, stored +
-    loaded) replaces the register estimate's spills, for a model that predicts them."""
+    loaded) replaces the register estimate's spills, for a model that predicts them; ``labels``
+    (a compile's registers and spills at these configs, as Inductor reads them) replace the register
+    estimate altogether."""
     mode = np.array([c.mode for c in configs])
     x = np.array([c.xblock for c in configs], dtype=float)
     r = np.array([c.rblock for c in configs], dtype=float)
     w = np.array([c.num_warps for c in configs], dtype=float)
     words = float(shape.words)
-    estimate = estimated_labels(shape, configs, target)
+    estimate = estimated_labels(shape, configs, target) if labels is None else labels
     regs = estimate.regs
     cap = target.reg_cap(w).astype(float)
     spill = estimate.spill_bytes if predicted_spill is None else np.asarray(predicted_spill, dtype=float)
