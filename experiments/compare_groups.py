@@ -163,6 +163,10 @@ def make_model(policy: str, pool, arch: str, group_model: str, oracle_max_per_mo
         return CompileOracle(pool=pool, arch=arch, max_per_mode=oracle_max_per_mode)
     from costfuse.cost_models import policy_class
 
+    if policy == "inductor":   # Inductor's spill filter reads ptxas (docs/peers.md I5)
+        from costfuse.data.ptxas_labels import PtxasLabeller
+
+        return policy_class(policy, "groups")(arch=arch, labeller=PtxasLabeller(pool, arch))
     return policy_class(policy, "groups")()
 
 
