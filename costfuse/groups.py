@@ -471,7 +471,7 @@ class _Formation:
         for source in sources:
             if isinstance(source, int) and source not in self.members:
                 continue
-            siblings = self._readers(source)
+            siblings = [] if _effective_scalar(source) else self._readers(source)
             i = 0
             while i < len(siblings):
                 j = i + 1
@@ -490,6 +490,15 @@ class _Formation:
                 if verdict is not None:
                     self._merge(None, source, consumer, verdict)
                     break
+
+
+def _effective_scalar(source) -> bool:
+    """A block argument of at most one element (XLA's ``IsProfitableOperand``: no sibling fusion through it)."""
+    if isinstance(source, int):
+        return False
+    if not isinstance(source.type, ir.ShapedType):
+        return True
+    return all(d == 1 for d in ir.ShapedType(source.type).shape)
 
 
 def form_groups(block: ir.Block, model: GroupPolicy) -> tuple[list[Kernel], list[GroupDecision]]:

@@ -131,18 +131,30 @@ class Xla(XlaTriton):
 
     def recompute_verdict(self, a, b, a_after, b_after, merged_b, producer_op=None) -> MergeVerdict:
         """X-i: duplicate the producer into ``b`` when ``b`` stays one pass within the budget and X5's
-        time (duplicated compute included) is no worse; priority = that saving."""
-        before = a.xla_time_s + b.xla_time_s
-        after = (0.0 if a_after is None else a_after.xla_time_s) + b_after.xla_time_s
-        gone = a_after is None
-        saving = before - after + (self._target.launch_overhead_s if gone else 0.0)
+        priority of fusing it into *all* its users is >= 0: ``launch + t(P) - sum_i (t(P o C_i) - t(C_i))``,
+        each user's added time taken as ``b``'s (formation asks one user at a time)."""
+        users = len({u.owner.operation for r in producer_op.results for u in r.uses}) if producer_op else 1
+        alone = self._alone_time(producer_op, a)
+        added = b_after.xla_time_s - b.xla_time_s
+        priority = self._target.launch_overhead_s + alone - users * added
         if why := self.unfit(merged_b) or self.over_budget(merged_b):
-            return MergeVerdict(False, saving, why)
-        verdict = (f"xla duplicates the producer: priority {saving * 1e6:.3f} us (X5)"
-                   f"{'; its kernel goes' if gone else ''}")
-        if saving < 0:
-            return MergeVerdict(False, saving, f"{verdict} < 0: not fused")
-        return MergeVerdict(True, saving, verdict)
+            return MergeVerdict(False, priority, why)
+        verdict = f"xla duplicates the producer into its {users} users: priority {priority * 1e6:.3f} us (X5)"
+        if priority < 0:
+            return MergeVerdict(False, priority, f"{verdict} < 0: not fused")
+        return MergeVerdict(True, priority, verdict)
+
+    def _alone_time(self, producer_op, a) -> float:
+        """X5 time of the producer as a kernel of its own (``a``'s when it is no row kernel alone)."""
+        from costfuse.kernel import NotAKernel, analyze_kernel
+
+        if producer_op is None:
+            return a.xla_time_s
+        try:
+            shape = analyze_kernel([producer_op])
+        except NotAKernel:
+            return a.xla_time_s
+        return xla_time(shape, native_launch(shape)[0].mode, self._target)
 
     def multi_output_verdict(self, kind, a, b, ab, merged, parts) -> MergeVerdict:
         """X-j: siblings merge when one pass and within the budget (the phase checks they are not
