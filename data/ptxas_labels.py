@@ -78,17 +78,18 @@ class PtxasLabeller:
         n = len(configs)
         regs, spill, local = np.zeros(n), np.zeros(n), np.zeros(n)
         ok = np.zeros(n, dtype=bool)
-        _module, fn = kernel_function(shape, configs[0])   # the scratch module lives as long as this call
         tasks, where = [], []
-        for i, launch in enumerate(configs):
-            fn.attributes[LAUNCH_ATTR] = launch.to_attr()   # the embedded IR names the config it is compiled at
-            try:
-                lowered = lower_kernel(fn, launch)
-            except (UnsupportedOp, ValueError):
-                self.unlowered += 1
-                continue
-            tasks.append(CompileTask(lowered.source, lowered.config, self._arch))
-            where.append(i)
+        with shape.members[0].op.context:
+            _module, fn = kernel_function(shape, configs[0])   # the scratch module lives as long as this call
+            for i, launch in enumerate(configs):
+                fn.attributes[LAUNCH_ATTR] = launch.to_attr()   # the embedded IR names the config it is compiled at
+                try:
+                    lowered = lower_kernel(fn, launch)
+                except (UnsupportedOp, ValueError):
+                    self.unlowered += 1
+                    continue
+                tasks.append(CompileTask(lowered.source, lowered.config, self._arch))
+                where.append(i)
         for i, res in zip(where, self.pool.run(tasks) if tasks else []):
             self.compiles += 1
             if res.status != "ok":
