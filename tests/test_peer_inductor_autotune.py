@@ -119,3 +119,37 @@ def test_the_ptxas_labeller_reads_registers_spills_and_the_stack_frame_per_confi
     assert list(labels.local_bytes[:2]) == [320, 0] and labeller.compiles == 3
     est = Inductor(labeller=labeller).autotune(shape)
     assert est.launch == CHUNKED and est.labels == PTXAS
+
+
+class _Pool:
+    """Stands in for ``CompilePool`` in the CLI: the fake labels above, no compile."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return FakePool()
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_costfuse_opt_ptxas_labels_injects_the_labeller_into_inductor(monkeypatch, tmp_path, capsys):
+    from costfuse.cli import opt_main
+    from tests.test_peer_models import EXAMPLE
+
+    monkeypatch.setattr("costfuse.data.compile.CompilePool", _Pool)
+    out = tmp_path / "out.mlir"
+    assert opt_main([str(EXAMPLE), "--cost-model", "inductor", "--ptxas-labels", "--explain", "-o", str(out)]) == 0
+    assert f"({PTXAS})" in capsys.readouterr().err
+    assert opt_main([str(EXAMPLE), "--cost-model", "inductor", "--explain", "-o", str(out)]) == 0
+    assert f"({ESTIMATED})" in capsys.readouterr().err
+
+
+def test_costfuse_opt_ptxas_labels_is_refused_where_no_policy_reads_it(tmp_path, capsys):
+    from costfuse.cli import opt_main
+    from tests.test_peer_models import EXAMPLE
+
+    assert opt_main([str(EXAMPLE), "--cost-model", "analytical", "--ptxas-labels", "-o", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert "--ptxas-labels applies to --cost-model inductor" in err and len(err.strip().splitlines()) == 1
