@@ -127,6 +127,10 @@ def _opt_parser() -> argparse.ArgumentParser:
                    help="--fusion elementwise only: also fuse producers with other users (recomputes them); "
                         "upstream refuses these")
     p.add_argument("--no-cleanup", action="store_true", help="skip canonicalize,cse after fusion")
+    p.add_argument("--ptxas-labels", action="store_true",
+                   help="--cost-model inductor, --fusion groups: its spill filter and RBLOCK halving read ptxas's "
+                        "registers and stack frame, as Inductor's autotuner does (compiles each formed kernel's "
+                        "candidate configs on the CPU; default: the analytical register estimate, the fallback)")
     p.add_argument("--explain", nargs="?", const="decisions", choices=EXPLAIN, metavar="decisions|configs",
                    help="print one line per decision to stderr (bare --explain: decisions); --explain=configs "
                         "also lists, under each kernel, every config the model weighed (P(spill), registers, "
@@ -151,6 +155,9 @@ EXPLAIN = ("decisions", "configs")
 
 def _opt(args: argparse.Namespace) -> int:
     model = cost_model_from_args(args)
+    if args.ptxas_labels and not (args.fusion == "groups" and hasattr(model, "labeller")):
+        raise ValueError(f"--ptxas-labels applies to --cost-model inductor with --fusion groups, not "
+                         f"--cost-model {args.cost_model} --fusion {args.fusion}")
     if args.fusion == "groups":
         return _opt_groups(args, model)
     from costfuse.fusion_pass import FusionPass, run_pipeline
@@ -178,6 +185,17 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
                          "used outside its group")
     if not isinstance(model, GroupPolicy):
         raise ValueError(f"--cost-model {args.cost_model} does not decide kernel groups; use --fusion elementwise")
+    if args.ptxas_labels:   # the entry layer may reach data/; the policy (the core's side) may not
+        from costfuse.data.compile import CompilePool
+        from costfuse.data.ptxas_labels import PtxasLabeller
+
+        with CompilePool(jobs=1) as pool:
+            model.labeller = PtxasLabeller(pool, model.arch)
+            return _run_groups(args, model)
+    return _run_groups(args, model)
+
+
+def _run_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 
     module = load_module(args.input)

@@ -42,6 +42,7 @@ model that disagreed with another here would be comparing two units.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -61,6 +62,8 @@ CLASS_FLOP_WEIGHTS = {"add_mul": 1.0, "compare_select": 1.0, "cast": 1.0,
 BASE_REGS = 24                  # indices, masks, pointers, loop state of a row kernel
 L2_SHARE = 0.5                  # of the L2 a kernel's re-read rows may count on (the rest: other data, imperfect LRU)
 SPILL_BYTES_PER_REGISTER = 8    # one 32-bit register spilled: 4 bytes stored + 4 loaded
+LOCAL_BYTES_PER_SPILLED_REGISTER = 4   # its slot in the thread's local (stack) frame
+ESTIMATED = "estimated registers: the fallback, no ptxas labels"   # ConfigLabels.source of estimated_labels
 
 
 @functools.lru_cache(maxsize=None)
@@ -126,3 +129,34 @@ def spill_bytes(registers, cap):
 def spill_traffic(spill_bytes_per_thread, threads, chunks=1.0):
     """Bytes moved by spills: per-thread spill bytes (stored + loaded) x threads x row chunks."""
     return np.multiply(np.multiply(spill_bytes_per_thread, threads), chunks)
+
+
+@dataclass(frozen=True)
+class ConfigLabels:
+    """What a compile says about one kernel at each of its configs, aligned with the configs.
+
+    ``regs``: registers per thread; ``spill_bytes``: bytes per thread stored + loaded (the spill
+    unit); ``local_bytes``: the thread's local-memory frame (what the CUDA driver reports as
+    ``CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES``, ptxas's ``bytes stack frame``); ``ok``: the config
+    compiled (a config that does not is no candidate at all); ``source``: where the numbers come
+    from, for every reason that quotes them.
+    """
+
+    regs: np.ndarray
+    spill_bytes: np.ndarray
+    local_bytes: np.ndarray
+    ok: np.ndarray
+    source: str
+
+
+def estimated_labels(shape, configs, target) -> ConfigLabels:
+    """:class:`ConfigLabels` of ``shape`` (a ``costfuse.kernel.KernelShape``) at ``configs`` (``KernelLaunch``es)
+    from the register estimate: registers demanded (:func:`row_registers`), spills past ``target``'s cap
+    (:func:`spill_bytes`), a local slot per spilled register.  The group time scores configs with these."""
+    mode = np.array([c.mode for c in configs])
+    ept = np.array([c.elems_per_thread() for c in configs], dtype=float)
+    regs, _ = row_registers(mode, ept, shape.live_full, shape.reductions, shape.words)
+    cap = target.reg_cap(np.array([c.num_warps for c in configs])).astype(float)
+    spill = spill_bytes(regs, cap)
+    local = spill / SPILL_BYTES_PER_REGISTER * LOCAL_BYTES_PER_SPILLED_REGISTER
+    return ConfigLabels(regs, spill, local, np.ones(len(configs), dtype=bool), ESTIMATED)

@@ -14,6 +14,18 @@ A merge is legal when the members form one row kernel
 close a cycle through ops outside it: no path may leave the pair and come
 back.  A value used outside its kernel is stored by it, so a kernel may have
 several outputs.
+
+A policy may ask for a multi-output phase once no merge is left
+(:attr:`GroupPolicy.multi_output_fusion`), as XLA's ``MultiOutputFusion``
+pass follows its priority fusion (``xla/service/gpu/fusion_pipeline.cc``):
+kernels are visited uses before defs; the kernels reading one kernel's (or
+argument's) outputs are offered to the policy as siblings, multi-output
+kernels first, then fused ones, then lone generics; then that kernel is
+offered as a producer to each of its readers, and the first one the policy
+accepts, preferring multi-output, then fused readers, takes it
+(:meth:`GroupPolicy.multi_output_verdict`).  Two kernels connected by a path
+never merge as siblings.  Last, each kernel's config is the policy's
+:meth:`GroupPolicy.final_config` of it.
 """
 
 from __future__ import annotations
@@ -26,7 +38,7 @@ from iree.compiler import ir
 
 from costfuse.graph import GENERIC
 from costfuse.kernel import KernelShape, NotAKernel, analyze_kernel, defining_op
-from costfuse.policy import GroupEstimate, GroupPolicy
+from costfuse.policy import GroupEstimate, GroupPolicy, MergeVerdict
 from costfuse.rowspace import DYNAMIC, static_shapes
 
 
@@ -80,6 +92,7 @@ class _Formation:
     ops: list[ir.Operation]          # every op of the block, program order
     model: GroupPolicy
     refuses: Refusal | None = None   # a generic it refuses stays in the caller, in no kernel
+    arguments: tuple = ()            # the block's arguments (the multi-output phase's parameters)
     decisions: list[GroupDecision] = field(default_factory=list)
 
     def __post_init__(self):
@@ -181,7 +194,8 @@ class _Formation:
         unstored_g = tuple(self.gnum[p] for p in sorted(unstored))
         if isinstance(s, NotAKernel):
             return Kernel(gnums, None, self.model.lone_estimate(self.ops[ps[0]]))
-        return Kernel(gnums, s, self.model.refused_estimate(s) if est is None else est, recomputed, unstored_g)
+        est = self.model.refused_estimate(s) if est is None else self.model.final_config(s, est)
+        return Kernel(gnums, s, est, recomputed, unstored_g)
 
     # -- graph -------------------------------------------------------------------
 
@@ -346,6 +360,8 @@ class _Formation:
                                                     "the merged kernel would close a cycle through other ops"))
                 continue
             self._merge(heap, a, b)
+        if self.model.multi_output_fusion:
+            self._multi_output()
         return [self.kernel(u) for u in sorted(self.members) if not self._stays(u)]
 
     def _stays(self, unit: int) -> bool:
@@ -364,13 +380,17 @@ class _Formation:
             return True
         return False
 
-    def _merge(self, heap: list, a: int, b: int) -> None:
+    def _merge(self, heap: list | None, a: int, b: int, verdict=None) -> int:
+        """Make ``a`` and ``b`` one unit (its id: the smaller); ``verdict``: the policy's answer when
+        already asked (else its merge verdict); ``heap``: where to push the candidates around the new
+        unit (``None`` after forming, when no candidate is pushed any more)."""
         merged, unstored = self.merged(a, b)
         ca, cb = self.copies.get(a, set()), self.copies.get(b, set())
         copies = (ca | cb) - ((set(self.members[a]) - ca) | (set(self.members[b]) - cb))
         est = self.estimate(merged, unstored)
-        verdict = self.model.merge_verdict(self.estimate(*self.of(a)), self.estimate(*self.of(b)), est,
-                                           self.shape(merged, unstored))
+        if verdict is None:
+            verdict = self.model.merge_verdict(self.estimate(*self.of(a)), self.estimate(*self.of(b)), est,
+                                               self.shape(merged, unstored))
         self.note(GroupDecision("merge", self.name(a), self.name(b), verdict.reason, est))
         keep, gone = min(a, b), max(a, b)
         self.members[keep], self.copies[keep] = merged, copies
@@ -382,7 +402,9 @@ class _Formation:
         for p in merged:
             if p not in copies:
                 self.unit[p] = keep
-        self.push_around(heap, keep)
+        if heap is not None:
+            self.push_around(heap, keep)
+        return keep
 
     def _recompute(self, heap: list, a: int, b: int) -> None:
         """Put a copy of a member of ``a`` in ``b``; ``a`` stops storing it once every reader has a copy,
@@ -413,10 +435,102 @@ class _Formation:
         self.push_around(heap, b)
 
 
+    # -- multi-output phase ---------------------------------------------------------
+
+    def _reaches(self, a: int, b: int) -> bool:
+        """Whether a path of reads leads from unit ``a`` to unit ``b``."""
+        seen, stack = {a}, [a]
+        while stack:
+            succ = self.successors(stack.pop())
+            if b in succ:
+                return True
+            stack.extend(succ - seen)
+            seen |= succ
+        return False
+
+    def _outputs(self, unit: int) -> int:
+        s = self.shape(*self.of(unit))
+        return 0 if isinstance(s, NotAKernel) else len(s.outputs)
+
+    def _mof_rank(self, unit: int) -> tuple:
+        """XLA's ``FusionPriority`` order: multi-output kernels, then fused ones, then lone generics
+        (ties in program order)."""
+        return (-(self._outputs(unit) > 1), -(len(self.members[unit]) > 1), unit)
+
+    def _readers(self, source) -> list[int]:
+        """Live generic units reading ``source`` (a unit id, or a block argument), best-ranked first."""
+        if isinstance(source, int):
+            out = self.successors(source)
+        else:
+            out = set()
+            for use in source.uses:
+                owner = use.owner.operation
+                while owner is not None and owner not in self.pos:
+                    owner = owner.parent
+                if owner is not None:
+                    out.add(self.unit[self.pos[owner]])
+        live = [u for u in out if u in self.members and self._groupable(u)]
+        return sorted(live, key=self._mof_rank)
+
+    def _offer(self, kind: str, a: int, b: int):
+        """The policy's multi-output verdict on ``a`` and ``b``, or ``None`` when they cannot be one kernel."""
+        if kind == "siblings" and (self._reaches(a, b) or self._reaches(b, a)):
+            return None
+        if kind == "producer-consumer" and self.closes_cycle(a, b):
+            return None
+        merged, unstored = self.merged(a, b)
+        shape = self.shape(merged, unstored)
+        ea, eb, eab = self.estimate(*self.of(a)), self.estimate(*self.of(b)), self.estimate(merged, unstored)
+        if isinstance(shape, NotAKernel) or None in (ea, eb, eab):
+            return None
+        parts = (self.shape(*self.of(a)), self.shape(*self.of(b)))
+        verdict = self.model.multi_output_verdict(kind, ea, eb, eab, shape, parts)
+        if not verdict.merge:
+            self.note(GroupDecision("keep", self.name(a), self.name(b),
+                                    f"multi-output {kind}: {verdict.reason}", eab))
+            return None
+        return MergeVerdict(True, verdict.priority, f"multi-output {kind}: {verdict.reason}")
+
+    def _multi_output(self) -> None:
+        """Siblings, then producer into consumer, for each kernel uses before defs, then the arguments."""
+        sources = sorted(self.members, reverse=True) + list(self.arguments)
+        for source in sources:
+            if isinstance(source, int) and source not in self.members:
+                continue
+            siblings = [] if _effective_scalar(source) else self._readers(source)
+            i = 0
+            while i < len(siblings):
+                j = i + 1
+                while j < len(siblings):
+                    verdict = self._offer("siblings", siblings[i], siblings[j])
+                    if verdict is None:
+                        j += 1
+                        continue
+                    keep = self._merge(None, siblings[i], siblings.pop(j), verdict)
+                    siblings[i] = keep
+                i += 1
+            if not isinstance(source, int) or source not in self.members:
+                continue
+            for consumer in self._readers(source):
+                verdict = self._offer("producer-consumer", source, consumer)
+                if verdict is not None:
+                    self._merge(None, source, consumer, verdict)
+                    break
+
+
+def _effective_scalar(source) -> bool:
+    """A block argument of at most one element (XLA's ``IsProfitableOperand``: no sibling fusion through it)."""
+    if isinstance(source, int):
+        return False
+    if not isinstance(source.type, ir.ShapedType):
+        return True
+    return all(d == 1 for d in ir.ShapedType(source.type).shape)
+
+
 def form_groups(block: ir.Block, model: GroupPolicy,
                 refuses: Refusal | None = None) -> tuple[list[Kernel], list[GroupDecision]]:
     """The kernels of ``block`` (a function body) and the decisions that formed them; a generic
     ``refuses`` names a reason for stays in the caller (so every kernel formed lowers)."""
-    f = _Formation([op.operation for op in block.operations], model, refuses)
+    f = _Formation([op.operation for op in block.operations], model, refuses, tuple(block.arguments))
     kernels = f.run()
     return kernels, f.decisions

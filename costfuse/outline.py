@@ -131,12 +131,17 @@ def _build_kernel(name: str, members: list[ir.Operation], kernel: Kernel, ip: ir
     return fn, outer, results
 
 
-def _order(ops: list[ir.Operation], unit_of: dict, extra: list[tuple] = ()) -> list:
+def _order(ops: list[ir.Operation], unit_of: dict, extra: list[tuple] = (), held=frozenset()) -> list:
     """Units (an op, or a kernel index) in a dependence order; ties keep program order.
-    ``extra``: more ``(op, unit)`` dependences (a kernel recomputing a producer reads its inputs)."""
+    ``extra``: more ``(op, unit)`` dependences (a kernel recomputing a producer reads its inputs).
+    ``held``: recomputed producers no kernel owns (every reader holds a copy): no unit of their own,
+    since they go with their readers, and one would close a false cycle when a reader's kernel also
+    holds the producer's own producer."""
     pos = {op: i for i, op in enumerate(ops)}
     units = {}
     for i, op in enumerate(ops):
+        if op in held and op not in unit_of:
+            continue
         units.setdefault(unit_of.get(op, ("op", i)), []).append(op)
     succ: dict = {u: set() for u in units}
     indeg: dict = {u: 0 for u in units}
@@ -149,11 +154,15 @@ def _order(ops: list[ir.Operation], unit_of: dict, extra: list[tuple] = ()) -> l
                         owner = owner.parent
                     if owner is None:
                         continue
+                    if owner in held and owner not in unit_of:
+                        continue
                     v = unit_of.get(owner, ("op", pos[owner]))
                     if v != u and v not in succ[u]:
                         succ[u].add(v)
                         indeg[v] += 1
     for op, v in extra:
+        if op in held and op not in unit_of:
+            continue
         u = unit_of.get(op, ("op", pos[op]))
         if u != v and v not in succ[u]:
             succ[u].add(v)
@@ -204,7 +213,7 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
     module_body = fn_op.parent.regions[0].blocks[0]
     calls_made = 0
     stored: dict = {}   # a member's result -> the call result that now carries it
-    for unit in _order(ops, unit_of, extra):
+    for unit in _order(ops, unit_of, extra, frozenset().union(*copies)):
         if unit[0] == "op":
             ops[unit[1]].move_before(terminator)
             continue

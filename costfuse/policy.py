@@ -233,6 +233,25 @@ class GroupPolicy(ABC):
         (``--explain=configs``); ``None`` for a policy that weighs none (it runs a fixed config)."""
         return None
 
+    # Whether formation, once no merge is left, runs a multi-output phase asking
+    # :meth:`multi_output_verdict` (XLA's MultiOutputFusion pass runs after its priority fusion).
+    multi_output_fusion: ClassVar[bool] = False
+
+    def multi_output_verdict(self, kind: str, a: GroupEstimate, b: GroupEstimate, ab: GroupEstimate, merged,
+                             parts: tuple) -> MergeVerdict:
+        """After forming, only when :attr:`multi_output_fusion` is set: whether kernels ``a`` and ``b``
+        become one kernel storing both their outputs.  ``kind`` is ``siblings`` (both read one tensor,
+        neither reads the other) or ``producer-consumer`` (``b`` reads ``a``, whose value other readers
+        still read, so it stays stored); ``parts`` are the two kernels' shapes.  By default: never."""
+        return MergeVerdict(False, 0.0, f"{self.name} merges no kernels after forming")
+
+    def final_config(self, shape, estimate: GroupEstimate) -> GroupEstimate:
+        """The config a formed kernel runs at, asked once per kernel when formation is done; by default
+        the one formation priced it at.  A policy whose compiler picks a kernel's config only after
+        fusing (Inductor autotunes the fused kernel) overrides this, so labels that cost a compile each
+        are asked for the kernels that exist, not for every candidate formation priced."""
+        return estimate
+
     @property
     def group_fallbacks(self) -> tuple[int, int]:
         """(group decisions made, of which a fallback policy took) so far: none, unless the policy has one."""

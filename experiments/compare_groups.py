@@ -5,7 +5,9 @@ For every workload (``experiments/workloads/*.mlir``) and every policy:
 * ``v1 always``: upstream-style elementwise fusion (``--fusion elementwise``),
   one kernel per generic at the heuristic config;
 * under ``--fusion groups``: ``always``, ``threshold``, ``analytical``,
-  ``inductor`` and ``xla``, each kernel at the config its policy chose;
+  ``inductor`` (its spill filter on ptxas labels, with the range over its
+  surviving configs), ``xla`` (XLA's default pipeline) and ``xla-triton``
+  (its Triton tiling), each kernel at the config its policy chose;
 * IREE's own dispatches (``iree-compile --compile-to=flow``), counted and
   priced, not compiled by us;
 
@@ -43,7 +45,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_report import command_line, conditions  # noqa: E402
 
-GROUP_POLICIES = ("always", "threshold", "analytical", "inductor", "xla", "learned", "oracle")
+GROUP_POLICIES = ("always", "threshold", "analytical", "inductor", "xla", "xla-triton", "learned", "oracle")
 POLICIES = ("v1 always", *(f"groups {p}" for p in GROUP_POLICIES), "IREE dispatches")
 # --policies takes these short names (or the full ones above).
 SHORT = {"v1": "v1 always", **{p: f"groups {p}" for p in GROUP_POLICIES}, "iree": "IREE dispatches"}
@@ -79,6 +81,11 @@ class Outcome:
     compile_s: float = 0.0       # oracle: their compile seconds (a cached one at its recorded time)
     refused: int = 0             # oracle: kernels with no spill-free config
     truncated: int = 0           # oracle: modes given up after --oracle-max-per-mode spilling configs
+    # Inductor's autotuning (docs/peers.md I5), summed over its kernels: the DRAM bytes of the survivors
+    # with the fewest and with the most, and the kernels one of whose survivors spills.
+    survivor_dram_fewest: int = 0
+    survivor_dram_most: int = 0
+    survivor_spills: int = 0
 
     def row(self) -> list[str]:
         return [str(self.kernels), f"{self.hbm_bytes / 1e6:.1f}", str(self.spilling), f"{self.spill_bytes:,}",
@@ -102,7 +109,8 @@ def summed(rows: list[Outcome]) -> Outcome:
     out.pass_s = sum(times) if times else float("nan")
     for o in rows:
         for name in ("kernels", "hbm_bytes", "spilling", "spill_bytes", "compiled", "decisions", "fallbacks",
-                     "configs_scored", "decide_s", "compiles", "cached", "compile_s", "refused", "truncated"):
+                     "configs_scored", "decide_s", "compiles", "cached", "compile_s", "refused", "truncated",
+                     "survivor_dram_fewest", "survivor_dram_most", "survivor_spills"):
             setattr(out, name, getattr(out, name) + getattr(o, name))
         out.failed += o.failed
         out.configs += o.configs
@@ -163,16 +171,43 @@ def make_model(policy: str, pool, arch: str, group_model: str, oracle_max_per_mo
         return CompileOracle(pool=pool, arch=arch, max_per_mode=oracle_max_per_mode)
     from costfuse.cost_models import policy_class
 
+    if policy == "inductor":
+        return inductor_model(pool, arch)
     return policy_class(policy, "groups")()
+
+
+def inductor_model(pool, arch: str):
+    """``inductor`` with ptxas labels (its spill filter and RBLOCK halving read the compiled kernel,
+    docs/peers.md I5), summing the range over each formed kernel's surviving configs."""
+    from costfuse.cost_models.inductor import Inductor
+    from costfuse.data.ptxas_labels import PtxasLabeller
+
+    class RangedInductor(Inductor):
+        """Inductor, adding up what its GPU benchmark would choose among, kernel by kernel."""
+
+        survivor_dram_fewest = 0
+        survivor_dram_most = 0
+        survivor_spills = 0
+
+        def final_config(self, shape, estimate):
+            est = super().final_config(shape, estimate)
+            self.survivor_dram_fewest += est.dram_fewest
+            self.survivor_dram_most += est.dram_most
+            self.survivor_spills += int(est.survivor_spills)
+            return est
+
+    return RangedInductor(arch=arch, labeller=PtxasLabeller(pool, arch))
 
 
 def model_costs(model) -> dict[str, float]:
     """What ``model``'s group decisions have cost so far (the ``Outcome`` fields; empty but for learned and
     the oracle).  Models live for the whole run, so a workload's costs are the difference across its pass."""
-    if hasattr(model, "group_fallbacks"):
+    if hasattr(model, "configs_scored"):   # learned (every GroupPolicy has group_fallbacks, (0, 0) by default)
         decisions, fallbacks = model.group_fallbacks
         return {"decisions": decisions, "fallbacks": fallbacks, "configs_scored": model.configs_scored,
                 "decide_s": model.decide_s}
+    if hasattr(model, "survivor_dram_fewest"):
+        return {k: getattr(model, k) for k in ("survivor_dram_fewest", "survivor_dram_most", "survivor_spills")}
     counts = getattr(model, "counts", None)
     return {} if counts is None else {k: getattr(counts, k)
                                       for k in ("decisions", "compiles", "cached", "compile_s", "refused",
@@ -305,6 +340,20 @@ def study(paths: list[Path], arch: str, jobs: int, timeout: float, policies: lis
                 except Exception as err:   # IREE failing on a workload is a finding, not a crash
                     out[path.stem]["IREE dispatches"] = Outcome(failed=[f"iree-compile: {err}"])
     return out, notes
+
+
+def inductor_range(results: dict[str, dict[str, Outcome]]) -> str:
+    """Per workload, the DRAM bytes of Inductor's kernels at the surviving configs with the fewest and
+    the most, and the kernels one of whose survivors spills: Inductor times its survivors on the GPU,
+    so which it runs is known only there."""
+    head = "| workload | kernels | DRAM MB, fewest | DRAM MB, most | kernels with a spilling survivor |"
+    lines = [head, "|" + "---|" * 5]
+    for w, by in results.items():
+        o = by.get("groups inductor")
+        if o is not None:
+            lines.append(f"| {w} | {o.kernels} | {o.survivor_dram_fewest / 1e6:.1f} | "
+                         f"{o.survivor_dram_most / 1e6:.1f} | {o.survivor_spills} |")
+    return "\n".join(lines) if len(lines) > 2 else "`groups inductor` did not run."
 
 
 def present(results: dict[str, dict[str, Outcome]]) -> list[str]:
@@ -653,6 +702,15 @@ def main(argv: list[str] | None = None) -> int:
         "heuristic config).",
         "",
         decision_costs(results),
+        "",
+        "## Inductor's autotuning range",
+        "",
+        "Inductor's candidates (its reduction and persistent configs, the full-row looped one included), RBLOCK "
+        "halving and its spill filter (> 16 spills = local bytes / 4) on ptxas labels; it then times the "
+        "survivors on the GPU, so its row above is the survivor fastest by our analytical time, and this is the "
+        "range over all survivors (DRAM bytes by the L2 model, docs/peers.md I5).",
+        "",
+        inductor_range(results),
         "",
         "## Per workload",
         "",

@@ -122,3 +122,23 @@ def test_the_group_time_reads_dram_at_hbm_bandwidth_and_issued_bytes_at_l2s():
     assert list(s.dram_bytes) == [shape.issued_bytes("persistent")] * 2
     assert list(s.issued_bytes) == [shape.issued_bytes("looped"), shape.issued_bytes("persistent")]
     assert target.l2_bytes_per_s == 2.5 * target.hbm_bytes_per_s
+
+
+def test_estimated_labels_are_the_register_estimate_as_a_compile_would_report_it():
+    """The fallback labeller: registers and spills from the estimate, a 4-byte local slot per spilled
+    register (so Inductor's n_spills = local / 4 counts spilled registers), every config compiled."""
+    from costfuse.estimates import ESTIMATED, LOCAL_BYTES_PER_SPILLED_REGISTER, estimated_labels, row_registers
+    from costfuse.launch import KernelLaunch
+    from costfuse.targets import get_target
+
+    target = get_target("sm_90")
+    shape = _shape(64, 32768)
+    configs = [KernelLaunch("persistent", 1, 32768, 4), KernelLaunch("looped", 1, 1024, 4)]
+    labels = estimated_labels(shape, configs, target)
+    regs, _ = row_registers(np.array(["persistent", "looped"]), np.array([c.elems_per_thread() for c in configs]),
+                            shape.live_full, shape.reductions, shape.words)
+    assert list(labels.regs) == list(regs) and labels.ok.all() and labels.source == ESTIMATED
+    assert list(labels.spill_bytes) == list(spill_bytes(regs, target.reg_cap(np.array([4, 4]))))
+    assert labels.spill_bytes[0] > 0 == labels.spill_bytes[1]
+    assert list(labels.local_bytes) == list(labels.spill_bytes / SPILL_BYTES_PER_REGISTER
+                                            * LOCAL_BYTES_PER_SPILLED_REGISTER)

@@ -10,6 +10,7 @@ from costfuse.cost_models.analytical import Analytical
 from costfuse.cost_models.inductor import Inductor
 from costfuse.cost_models.threshold import Threshold
 from costfuse.cost_models.xla import Xla
+from costfuse.cost_models.xla_triton import XlaTriton
 from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 from costfuse.ir import parse_module, print_module, verify
 from costfuse.launch import KERNEL_ATTR, LAUNCH_ATTR, KernelLaunch
@@ -17,7 +18,7 @@ from costfuse.reference import assert_same_semantics
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 MODELS = {"always": Always, "analytical": Analytical, "threshold": lambda: Threshold(3, 16),
-          "inductor": Inductor, "xla": Xla}
+          "inductor": Inductor, "xla-triton": XlaTriton, "xla": Xla}
 
 
 def grouped(text: str, model) -> tuple[str, GroupFusionPass]:
@@ -193,7 +194,7 @@ X, ROW = 64 * 1024 * 4, 64 * 4
     ("analytical", True, 3 * X + 2 * ROW),   # x read by both kernels, q written; the sum written and read
     ("inductor", True, 3 * X + 2 * ROW),
     ("always", False, 4 * X + 2 * ROW),      # p written by the sum's kernel and read back by q's
-    ("xla", False, 5 * X + 2 * ROW),         # all users or none: p stays a kernel of its own
+    ("xla-triton", False, 5 * X + 2 * ROW),  # all users or none: p stays a kernel of its own
 ])
 def test_a_multi_use_producer_is_recomputed_or_stored_as_the_model_decides(model, recomputes, hbm):
     """``p = x*x`` feeds a row sum and, through a reshape round trip that keeps them apart, a consumer

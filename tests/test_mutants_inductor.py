@@ -20,6 +20,7 @@ from iree.compiler import ir
 from costfuse.cost_models import group_time
 from costfuse.cost_models.group_time import ConfigScores
 from costfuse.cost_models.inductor import Inductor, _num_warps, pointwise_config, realize_on_reuse, reduction_config
+from costfuse.estimates import ConfigLabels
 from costfuse.graph import CHAIN_ATTR
 from costfuse.launch import KernelLaunch
 from costfuse.policy import Decision, FusionCandidate, GroupEstimate, MergeVerdict
@@ -259,11 +260,20 @@ def test_inductor_scale_rblock_adds_a_halved_copy_only_when_registers_limit_the_
 def _scored(table: dict):
     """A stand-in for ``group_time.score_configs``: (regs, spill bytes, time) per config from ``table``,
     so the test fixes what Inductor's benchmark would see."""
-    def score(shape, configs, target, predicted_spill=None):
+    def score(shape, configs, target, predicted_spill=None, labels=None):
         regs, spill, time = (np.array(col, dtype=float) for col in zip(*(table[c] for c in configs)))
         zeros = np.zeros(len(configs), dtype=np.int64)
         return ConfigScores(list(configs), regs, spill, zeros, zeros, time)
     return score
+
+
+def _labelled(table: dict):
+    """A labeller answering ``table``'s (regs, spill bytes) as a compile would: spilled registers
+    (spill bytes / 8) each take a 4-byte local slot, which is what Inductor's n_spills counts."""
+    def label(shape, configs):
+        regs, spill, _ = (np.array(col, dtype=float) for col in zip(*(table[c] for c in configs)))
+        return ConfigLabels(regs, spill, spill / 2, np.ones(len(configs), dtype=bool), "table")
+    return label
 
 
 PW_A, PW_B = KernelLaunch("pointwise", 1024, 1, 4), KernelLaunch("pointwise", 512, 1, 8)
@@ -282,8 +292,8 @@ FASTEST = "dropped for > 16 spills (stack/4), fastest by our analytical time"
 def test_inductor_benchmark_drops_configs_over_16_spills(monkeypatch, table, launch, tail):
     monkeypatch.setattr(group_time, "score_configs", _scored(table))
     _, shape = whole(chain(3, (4096, 8192)))
-    est = Inductor().best_config(shape)
-    assert (est.launch, est.reason) == (launch, BENCH + tail)
+    est = Inductor(labeller=_labelled(table)).autotune(shape)
+    assert (est.launch, est.reason.split(";")[0]) == (launch, BENCH + tail)
     assert est.spill_bytes == table[launch][1]
 
 
@@ -292,15 +302,17 @@ def test_inductor_benchmark_includes_the_halved_copy(monkeypatch):
     monkeypatch.setattr(group_time, "score_configs", _scored({looped(2, 2048, 16): (64, 0, 2e-6),
                                                               looped(2, 1024, 16): (64, 0, 1e-6)}))
     _, shape = whole(softmax(4096, 2048))
-    est = Inductor().best_config(shape)
+    est = Inductor(labeller=_labelled({looped(2, 2048, 16): (64, 0, 2e-6),
+                                       looped(2, 1024, 16): (64, 0, 1e-6)})).autotune(shape)
     assert est.launch == looped(2, 1024, 16)
-    assert est.reason == ("inductor looped (N=2048 > 1024) + RBLOCK halved for occupancy: benchmark emulated over "
+    assert est.reason.split(";")[0] == ("inductor looped (N=2048 > 1024) + RBLOCK halved for occupancy: benchmark emulated over "
                           "2 configs, 0 dropped for > 16 spills (stack/4), fastest by our analytical time")
 
 
 def test_inductor_one_config_reason_is_exact():
     _, shape = whole(softmax(4096, 512))
-    assert Inductor().best_config(shape).reason == "inductor persistent (N=512 <= 1024, INNER hint): its one config"
+    assert Inductor().best_config(shape).reason.split(";")[0] == \
+        "inductor persistent (N=512 <= 1024, INNER hint): its one config"
 
 
 # --- I6, I7: merges, recomputation and v1 edges --------------------------------------------------

@@ -24,7 +24,7 @@ from test_analytical import candidate, row_reduce_module
 from test_peer_models import Kernels, _fill, chain, many_reductions, multi_use, softmax, wide
 
 from costfuse.cost_models.group_time import ConfigScores, score_configs
-from costfuse.cost_models.xla import MAX_TILE_ELEMS, Xla, XlaEstimate, shared_results, tile_limit, xla_time
+from costfuse.cost_models.xla_triton import MAX_TILE_ELEMS, XlaEstimate, XlaTriton, shared_results, tile_limit, xla_time
 from costfuse.launch import KernelLaunch
 from costfuse.policy import Decision, MergeVerdict
 from costfuse.targets import TARGETS, get_target
@@ -291,7 +291,7 @@ def sm_4x(monkeypatch):
     part = replace(SM90, arch="sm_4x", part="hypothetical, 40960 registers per SM", regs_per_sm=40960)
     monkeypatch.setitem(TARGETS, "sm_4x", part)
     assert tile_limit(part) == 16384 < MAX_TILE_ELEMS
-    return Xla(arch="sm_4x")
+    return XlaTriton(arch="sm_4x")
 
 
 def test_xla_tile_of_exactly_the_register_bound_fits(sm_4x):
@@ -305,7 +305,7 @@ def test_xla_tile_of_exactly_the_register_bound_fits(sm_4x):
 
 def test_xla_best_config_says_how_many_tiles_it_compared():
     _k, shape = _kernel("softmax 4096x1024")
-    est = Xla().best_config(shape)          # tiles of 1..16 rows of 1024 fit 26214.4 (32 x 1024 do not)
+    est = XlaTriton().best_config(shape)          # tiles of 1..16 rows of 1024 fit 26214.4 (32 x 1024 do not)
     assert est.reason == ("xla: fastest of 5 tiles <= 26214 elements by our analytical time, "
                           "warps by tile size")
     assert est.xla_time_s == pytest.approx(xla_time(shape, "persistent", SM90), rel=1e-12)
@@ -328,7 +328,7 @@ X5 = "(X5: compute + memory - 0.95 min, 1 us launch)"
 ])
 def test_xla_merge_priority_and_its_reason(a_us, b_us, ab_us, merge, reason):
     k = Kernels(chain(2))
-    v = Xla().merge_verdict(_est(a_us), _est(b_us), _est(ab_us), k.shape(0, 1))
+    v = XlaTriton().merge_verdict(_est(a_us), _est(b_us), _est(ab_us), k.shape(0, 1))
     assert v.merge is merge
     assert v.priority == pytest.approx((1 + a_us + b_us - ab_us) * 1e-6, abs=1e-15)
     assert v.reason == reason
@@ -340,7 +340,7 @@ def test_xla_merge_priority_and_its_reason(a_us, b_us, ab_us, merge, reason):
 ])
 def test_xla_budget_refusals_keep_the_priority(program, left, right, reason):
     k = Kernels(program())
-    v = Xla().merge_verdict(_est(3), _est(2), _est(4), k.shape(*left, *right))
+    v = XlaTriton().merge_verdict(_est(3), _est(2), _est(4), k.shape(*left, *right))
     assert v == MergeVerdict(False, pytest.approx(2e-6, abs=1e-15), reason)
 
 
@@ -363,7 +363,7 @@ def test_xla_names_every_member_still_read_outside_the_merged_kernel():
     k = Kernels(shared_pair())
     merged = k.shape(0, 1, 2)               # d reads a and b from outside {a, b, c}
     assert shared_results(merged) == ["member 1", "member 2"]
-    v = Xla().merge_verdict(_est(3), _est(2), _est(4), merged)
+    v = XlaTriton().merge_verdict(_est(3), _est(2), _est(4), merged)
     assert v == MergeVerdict(False, pytest.approx(2e-6, abs=1e-15),
                              "xla: a producer fuses into all its users or none; "
                              "member 1, member 2 of the merged kernel is still read outside it")
@@ -371,8 +371,8 @@ def test_xla_names_every_member_still_read_outside_the_merged_kernel():
 
 def test_xla_never_recomputes_a_producer():
     k = Kernels(chain(2))
-    a, b = (Xla().best_config(k.shape(i)) for i in (0, 1))
-    assert Xla().recompute_verdict(a, b, None, b, k.shape(0, 1), k.ops[0]) == MergeVerdict(
+    a, b = (XlaTriton().best_config(k.shape(i)) for i in (0, 1))
+    assert XlaTriton().recompute_verdict(a, b, None, b, k.shape(0, 1), k.ops[0]) == MergeVerdict(
         False, 0.0, "xla: a producer fuses into all of its users at once or is stored")
 
 
@@ -399,5 +399,5 @@ def col_sum(rows: int = 64, n: int = 32) -> str:
 ])
 def test_xla_decides_v1_edges(program, io, fuse, reason):
     with candidate(program()) as cand:
-        d = Xla().decide(cand)
+        d = XlaTriton().decide(cand)
     assert d == Decision(fuse, reason, {"operands_and_outputs": io, "chain_length": 2})

@@ -8,7 +8,7 @@ from costfuse.data.mlir_text import Program, amap, ident, tensor
 from costfuse.cli import opt_main
 from costfuse.cost_models import policy_class
 from costfuse.cost_models.inductor import MAX_FUSION_SIZE, Inductor, realize_on_reuse
-from costfuse.cost_models.xla import Xla, XlaEstimate, num_warps, shared_results
+from costfuse.cost_models.xla_triton import XlaEstimate, XlaTriton, num_warps, shared_results
 from costfuse.fusion_pass import FusionPass, run_pipeline
 from costfuse.graph import function_blocks, generics_in
 from costfuse.groups import form_groups
@@ -254,16 +254,16 @@ def test_xla_warps_follow_the_largest_tile(tile, warps):
 
 def test_xla_tiles_at_n256_stop_at_xblock_64_with_warps_by_tile():
     _, shape = whole(softmax(4096, 256))
-    tiles = Xla().tiles(shape)
+    tiles = XlaTriton().tiles(shape)
     assert [(t.xblock, t.num_warps) for t in tiles] == [(1, 1), (2, 2), (4, 2), (8, 4), (16, 4), (32, 8), (64, 8)]
 
 
 @pytest.mark.parametrize("n,fits", [(16384, True), (32768, False)])
 def test_xla_register_rule_at_one_row_per_block(n, fits):
     _, shape = whole(softmax(2, n))
-    est = Xla().best_config(shape)
+    est = XlaTriton().best_config(shape)
     if fits:  # 16384 <= 0.4 * 65536 = 26214.4; two rows (32768) do not fit
-        assert Xla().tiles(shape) == [KernelLaunch("persistent", 1, 16384, 8)]
+        assert XlaTriton().tiles(shape) == [KernelLaunch("persistent", 1, 16384, 8)]
         assert est.launch == KernelLaunch("persistent", 1, 16384, 8)
     else:
         assert est is None
@@ -272,7 +272,7 @@ def test_xla_register_rule_at_one_row_per_block(n, fits):
 @pytest.mark.parametrize("n,max_xblock", [(512, 32), (2048, 8)])
 def test_xla_softmax_is_one_persistent_tile(n, max_xblock):
     _, shape = whole(softmax(4096, n))
-    est = Xla().best_config(shape)
+    est = XlaTriton().best_config(shape)
     assert isinstance(est, XlaEstimate) and est.launch.mode == "persistent"
     assert est.launch.rblock == n and est.launch.xblock <= max_xblock
     assert est.launch.num_warps == num_warps(est.launch.xblock * n)
@@ -281,17 +281,17 @@ def test_xla_softmax_is_one_persistent_tile(n, max_xblock):
 
 def test_xla_rmsnorm_and_pointwise_chain():
     _, norm = whole(rmsnorm(4096, 4096))
-    est = Xla().best_config(norm)
+    est = XlaTriton().best_config(norm)
     assert est.launch.mode == "persistent" and est.launch.xblock <= 4 and est.launch.rblock == 4096
     _, pw = whole(chain(3, (4096, 8192)))
-    est = Xla().best_config(pw)
+    est = XlaTriton().best_config(pw)
     assert est.launch.mode == "pointwise" and est.launch.xblock <= 16384
     assert est.launch.num_warps == num_warps(est.launch.xblock)
 
 
 # --- xla: formation (X-a, X-d) ---------------------------------------------------------------
 def _xla_verdict(k: Kernels, left, right):
-    m = Xla()
+    m = XlaTriton()
     merged = k.shape(*left, *right)
     return m.merge_verdict(m.best_config(k.shape(*left)), m.best_config(k.shape(*right)), m.best_config(merged),
                            merged)
@@ -327,16 +327,16 @@ def test_xla_fuses_a_producer_into_all_its_users_or_none():
 def test_xla_never_fuses_at_negative_priority():
     k = Kernels(chain(2))
     merged = k.shape(0, 1)
-    a, b, ab = (Xla().best_config(s) for s in (k.shape(0), k.shape(1), merged))
+    a, b, ab = (XlaTriton().best_config(s) for s in (k.shape(0), k.shape(1), merged))
     slow = XlaEstimate(**{**vars(ab), "xla_time_s": a.xla_time_s + b.xla_time_s + 2e-6})
-    v = Xla().merge_verdict(a, b, slow, merged)
+    v = XlaTriton().merge_verdict(a, b, slow, merged)
     assert not v.merge and v.priority < 0 and "never fused" in v.reason
-    assert Xla().merge_verdict(a, b, ab, merged).priority == pytest.approx(
+    assert XlaTriton().merge_verdict(a, b, ab, merged).priority == pytest.approx(
         1e-6 + a.xla_time_s + b.xla_time_s - ab.xla_time_s)
 
 
 # --- end to end --------------------------------------------------------------------------------
-@pytest.mark.parametrize("model", ["inductor", "xla"])
+@pytest.mark.parametrize("model", ["inductor", "xla-triton"])
 def test_form_groups_on_softmax_gelu_is_deterministic(model):
     runs = []
     for _ in range(2):
@@ -348,11 +348,11 @@ def test_form_groups_on_softmax_gelu_is_deterministic(model):
     assert label == "+".join(f"g{i}" for i in range(1, 11))
     assert launch == (KernelLaunch("persistent", 1, 1024, 8) if model == "inductor" else
                       KernelLaunch("persistent", launch.xblock, 1024, num_warps(launch.xblock * 1024)))
-    if model == "xla":
+    if model == "xla-triton":
         assert any(line.startswith("keep") and "all its users or none" in line for line in runs[0][1])
 
 
-@pytest.mark.parametrize("model", ["inductor", "xla"])
+@pytest.mark.parametrize("model", ["inductor", "xla-triton"])
 def test_peer_models_run_from_the_cli_with_arch(model, tmp_path):
     out = tmp_path / "out.mlir"
     assert opt_main([str(EXAMPLE), "--fusion", "elementwise", "--cost-model", model, "--arch", "sm_80",

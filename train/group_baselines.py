@@ -25,7 +25,7 @@ import pandas as pd
 from costfuse.train.baselines import HistGBBaseline, LiveValueRule, ThresholdRule
 
 from costfuse.cost_models.inductor import MAX_PERSISTENT_BLOCK_NUMEL, PERSISTENT_INNER_MAX
-from costfuse.cost_models.xla import TILE_REGISTER_FRACTION
+from costfuse.cost_models.xla_triton import TILE_REGISTER_FRACTION
 from costfuse.targets import DEFAULT_TARGET
 
 LOOPED_MAX_RBLOCK = 2048            # Inductor I4: max_r on sm_80/sm_90

@@ -22,6 +22,7 @@ CATALOG: dict[str, dict[str, str]] = {
     "learned": {"edges": "learned:LearnedEdges", "groups": "learned_groups:LearnedGroups"},
     "inductor": {"edges": "inductor:Inductor", "groups": "inductor:Inductor"},
     "xla": {"edges": "xla:Xla", "groups": "xla:Xla"},
+    "xla-triton": {"edges": "xla_triton:XlaTriton", "groups": "xla_triton:XlaTriton"},
 }
 NAMES = tuple(CATALOG)
 

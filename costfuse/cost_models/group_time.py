@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from costfuse.estimates import l2_holds, row_registers, spill_bytes, spill_traffic
+from costfuse.estimates import ConfigLabels, estimated_labels, l2_holds, spill_traffic
 from costfuse.launch import KernelLaunch, numel
 from costfuse.policy import GroupEstimate, WeighedConfig, microseconds
 from costfuse.row_kernel import RowKernel
@@ -109,18 +109,20 @@ class ConfigScores:
 
 
 def score_configs(shape: RowKernel, configs: list[KernelLaunch], target: Target,
-                  predicted_spill: np.ndarray | None = None) -> ConfigScores:
+                  predicted_spill: np.ndarray | None = None, labels: ConfigLabels | None = None) -> ConfigScores:
     """Estimates for ``shape`` at each of ``configs``.  ``predicted_spill`` (bytes per thread, stored +
-    loaded) replaces the register estimate's spills, for a model that predicts them."""
+    loaded) replaces the register estimate's spills, for a model that predicts them; ``labels``
+    (a compile's registers and spills at these configs, as Inductor reads them) replace the register
+    estimate altogether."""
     mode = np.array([c.mode for c in configs])
     x = np.array([c.xblock for c in configs], dtype=float)
     r = np.array([c.rblock for c in configs], dtype=float)
     w = np.array([c.num_warps for c in configs], dtype=float)
-    ept = x * r / (32.0 * w)
     words = float(shape.words)
-    regs, _ = row_registers(mode, ept, shape.live_full, shape.reductions, shape.words)
+    estimate = estimated_labels(shape, configs, target) if labels is None else labels
+    regs = estimate.regs
     cap = target.reg_cap(w).astype(float)
-    spill = spill_bytes(regs, cap) if predicted_spill is None else np.asarray(predicted_spill, dtype=float)
+    spill = estimate.spill_bytes if predicted_spill is None else np.asarray(predicted_spill, dtype=float)
     used = np.minimum(regs, cap)
 
     issued = np.array([shape.issued_bytes(m) for m in ("pointwise", "persistent", "looped")], dtype=float)

@@ -19,9 +19,17 @@ and ``07498b52ccebdf4e49b8e590b38c0c0a8a512147``):
 * I5 choosing among several configs: ``CachingAutotuner.bench`` (:1211, configs
   with ``n_spills > 16`` are infinite; ``n_spills`` = local bytes / 4) and
   ``_dynamic_scale_rblock`` (:816, adds an RBLOCK-halved copy of a looped config
-  when registers limit occupancy).  Inductor benchmarks on the GPU; we emulate
-  the benchmark with our analytical time (``group_time.score_configs``), after
-  its spill filter, and say "benchmark emulated" in the reason.
+  when registers limit occupancy).  Both read the compiled kernel's registers and
+  local bytes, so both read a *labeller*'s :class:`~costfuse.estimates.ConfigLabels`:
+  ptxas's, injected by the caller (``costfuse.data.ptxas_labels``; the core may
+  not import data/), or, as the documented fallback, the analytical register
+  estimate (:func:`~costfuse.estimates.estimated_labels`), and every reason names
+  which.  Inductor then times the survivors on the GPU; we cannot, so the kernel's
+  figures are the survivor fastest by our analytical time ("benchmark emulated")
+  and :class:`InductorEstimate` carries the range over all survivors: the fewest
+  and the most DRAM bytes, and whether any survivor spills.  Formation prices
+  candidates on the estimate (Inductor's fusion asks no config); the labeller is
+  asked once per formed kernel (:meth:`Inductor.final_config`).
 * I6 fusion: ``choices.py:569`` ``can_fuse`` (``max_fusion_size = 64``,
   ``config.py:964``), ``choices.py:671`` ``score_fusion`` (bytes saved).
   Inductor has no register-pressure veto: every legal pair merges.
@@ -38,11 +46,13 @@ same scale.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 from iree.compiler import ir
 
-from costfuse.estimates import SPILL_BYTES_PER_REGISTER
+from costfuse.estimates import ESTIMATED, ConfigLabels, estimated_labels
 from costfuse.graph import body_ops, inputs
 from costfuse.launch import next_pow2
 from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy, MergeVerdict
@@ -57,6 +67,7 @@ ADD_PERSISTENT_RBLOCK_RANGE = (2048, 32768)  # I4: 2048 < N <= 32768
 ADD_PERSISTENT_MIN_SAVING = 1.3      # I4: looped bytes / persistent bytes
 ADD_PERSISTENT_MAX_MEM_OPS = 10      # I4: memory ops per thread
 SPILL_THRESHOLD = 16                 # I5: n_spills = stack bytes / 4 above this is infinite time
+N_SPILLS_BYTES = 4                   # I5: triton's driver: n_spills = CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES / 4
 MAX_THREADS_PER_SM = 2048            # I5: sm_80/sm_90/sm_100
 MAX_FUSION_SIZE = 64                 # I6: config.py:964
 REALIZE_READS_THRESHOLD = 4          # I7: config.realize_reads_threshold
@@ -126,12 +137,35 @@ def _unique(configs: list) -> list:
     return list(dict.fromkeys(configs))
 
 
+# What a compile says of a kernel shape at each of a list of configs (I5 reads registers and local bytes).
+Labeller = Callable[[object, list], ConfigLabels]
+
+
+@dataclass(frozen=True)
+class InductorEstimate(GroupEstimate):
+    """A :class:`GroupEstimate` at the survivor our analytical time ranks first, plus what Inductor's
+    GPU benchmark (I5) would choose among: ``survivors`` configs, whose DRAM bytes run from
+    ``dram_fewest`` to ``dram_most``; ``survivor_spills``: one of them spills; ``labels``: whose
+    registers and spills filtered them (ptxas's, or the estimate's)."""
+
+    survivors: int = 1
+    dram_fewest: int | None = None
+    dram_most: int | None = None
+    survivor_spills: bool = False
+    labels: str = ESTIMATED
+
+
 @dataclass
 class Inductor(EdgePolicy, GroupPolicy):
-    """Inductor's launch configs (I1-I5) and ``max_fusion_size`` (I6) on ``arch``'s constants."""
+    """Inductor's launch configs (I1-I5) and ``max_fusion_size`` (I6) on ``arch``'s constants.
+
+    ``labeller``: the registers and spills I5 filters on (``None``: the analytical estimate, the
+    fallback); not a CLI option, the caller injects it (see the module docstring).
+    """
 
     name = "inductor"
     arch: str = "sm_90"
+    labeller: Labeller | None = field(default=None, repr=False, compare=False, metadata={"cli": False})
     _target: Target = field(init=False, repr=False, compare=False, default=None)  # type: ignore[assignment]
 
     def __post_init__(self):
@@ -188,36 +222,77 @@ class Inductor(EdgePolicy, GroupPolicy):
         out.append(reduction_config(pm, pn, 2 if pn <= 2048 else 1, min(pn, max_r), register_intensive=heavy))
         return out
 
-    def _scale_rblock(self, shape, configs: list, regs) -> list:
-        """I5 ``_dynamic_scale_rblock``: a copy with RBLOCK halved of each looped config whose
-        (estimated) registers keep too few blocks resident for the grid."""
+    def _scale_rblock(self, shape, configs: list, regs, ok=None) -> list:
+        """I5 ``_dynamic_scale_rblock``: a copy with RBLOCK halved of each compiled (``ok``, default all)
+        looped config whose registers ``regs`` keep too few blocks resident for the grid."""
         from costfuse.launch import KernelLaunch
 
         t = self._target
         out = list(configs)
-        for c, n_regs in zip(configs, regs):
+        for c, n_regs, compiled in zip(configs, regs, [True] * len(configs) if ok is None else ok):
             n_regs = min(float(n_regs), t.reg_cap(c.num_warps))
-            if c.mode != "looped" or c.rblock <= 64 or n_regs <= t.regs_per_sm // MAX_THREADS_PER_SM:
+            if not compiled or c.mode != "looped" or c.rblock <= 64 or n_regs <= t.regs_per_sm // MAX_THREADS_PER_SM:
                 continue
             blocks = -(-next_pow2(shape.n_rows) // c.xblock)
             if blocks > max(int(t.regs_per_sm // (n_regs * 32 * c.num_warps)), 1) * t.sms:
                 out.append(KernelLaunch("looped", c.xblock, c.rblock // 2, c.num_warps))
         return _unique(out)
 
-    def best_config(self, shape) -> GroupEstimate:
-        """The config Inductor would run ``shape`` at, with our analytical estimates there."""
-        scores, rule, fits, i = self._benchmark(shape)
-        if len(scores.configs) == 1:
-            return scores.estimate(0, f"inductor {rule}: its one config")
-        dropped = int((~fits).sum())
-        pick = "all spill: the first" if i is None else "fastest by our analytical time"
-        return scores.estimate(0 if i is None else i,
-                               f"inductor {rule}: benchmark emulated over {len(scores.configs)} configs, "
-                               f"{dropped} dropped for > {SPILL_THRESHOLD} spills (stack/4), {pick}")
+    def _estimated(self, shape, configs: list) -> ConfigLabels:
+        return estimated_labels(shape, configs, self._target)
+
+    def _benchmark(self, shape, labeller: Labeller | None = None):
+        """I2-I5 on ``shape``: (scores of the candidates after RBLOCK halving, their labels, the rule, which
+        pass the spill filter, the survivor fastest by our analytical time or ``None`` when all spill).
+        Labels are ``labeller``'s (default: this policy's, else the estimate)."""
+        from costfuse.cost_models.group_time import score_configs
+
+        label = labeller or self.labeller or self._estimated
+        configs, rule = self.candidates(shape)
+        labels = label(shape, configs)
+        scaled = self._scale_rblock(shape, configs, labels.regs, labels.ok)
+        if len(scaled) > len(configs):
+            configs, labels = scaled, label(shape, scaled)
+            rule += " + RBLOCK halved for occupancy"
+        scores = score_configs(shape, configs, self._target, labels=labels)
+        fits = labels.ok & (labels.local_bytes / N_SPILLS_BYTES <= SPILL_THRESHOLD)   # n_spills: spilled registers
+        return scores, labels, rule, fits, scores.best(fits)
+
+    def autotune(self, shape, labeller: Labeller | None = None) -> InductorEstimate:
+        """The config Inductor runs ``shape`` at (:meth:`_benchmark`; Inductor times the survivors on the
+        GPU, we take the fastest by our analytical time) and the range over every survivor."""
+        scores, labels, rule, fits, best = self._benchmark(shape, labeller)
+        n = len(scores.configs)
+        if n == 1:
+            survive = np.ones(1, dtype=bool)
+            i, why = 0, "its one config"
+        else:
+            survive = fits if best is not None else np.arange(n) == 0
+            pick = "all spill: the first" if best is None else "fastest by our analytical time"
+            i = 0 if best is None else best
+            why = (f"benchmark emulated over {n} configs, {int((~fits).sum())} dropped for "
+                   f"> {SPILL_THRESHOLD} spills (stack/4), {pick}")
+        dram = scores.dram_bytes[survive]
+        spills = bool((labels.spill_bytes[survive] > 0).any())
+        est = scores.estimate(i, f"inductor {rule}: {why}; {int(survive.sum())} survivor(s), DRAM "
+                                 f"{dram.min() / 1e6:.3f}-{dram.max() / 1e6:.3f} MB"
+                                 f"{', one spills' if spills else ''} ({labels.source})")
+        return InductorEstimate(**vars(est), survivors=int(survive.sum()), dram_fewest=int(dram.min()),
+                                dram_most=int(dram.max()), survivor_spills=spills, labels=labels.source)
+
+    def best_config(self, shape) -> InductorEstimate:
+        """The config Inductor would run ``shape`` at, on the estimate: what formation prices candidates
+        with (Inductor's fusion asks no config, so no candidate costs a compile)."""
+        return self.autotune(shape, self._estimated)
+
+    def final_config(self, shape, estimate: GroupEstimate) -> GroupEstimate:
+        """A formed kernel, autotuned again on the injected labeller's labels (unchanged without one)."""
+        return estimate if self.labeller is None else self.autotune(shape, self.labeller)
 
     def weigh_configs(self, shape):
-        """Inductor's candidates for ``shape``, the spill filter's drops and the benchmark's pick."""
-        scores, rule, fits, i = self._benchmark(shape)
+        """Inductor's candidates for ``shape`` (on the labeller's labels where one is injected), the spill
+        filter's drops and the benchmark's pick (``--explain=configs``)."""
+        scores, labels, rule, fits, i = self._benchmark(shape)
         if len(scores.configs) == 1:
             return scores.weighed(0, f"inductor {rule}: its one config")
         dropped = {j: f"dropped: > {SPILL_THRESHOLD} spills (stack/4)" for j, ok in enumerate(fits) if not ok}
@@ -225,19 +300,6 @@ class Inductor(EdgePolicy, GroupPolicy):
             dropped.pop(0)
         return scores.weighed(0 if i is None else i, f"inductor {rule}: " + (
             "all spill: the first" if i is None else "the fastest left, by our analytical time"), dropped)
-
-    def _benchmark(self, shape):
-        """(scores of Inductor's candidates, the rule, which pass the spill filter, the fastest of those)."""
-        from costfuse.cost_models.group_time import score_configs
-
-        configs, rule = self.candidates(shape)
-        scores = score_configs(shape, configs, self._target)
-        scaled = self._scale_rblock(shape, configs, scores.regs)
-        if len(scaled) > len(configs):
-            configs, scores = scaled, score_configs(shape, scaled, self._target)
-            rule += " + RBLOCK halved for occupancy"
-        fits = scores.spill_bytes / SPILL_BYTES_PER_REGISTER <= SPILL_THRESHOLD   # n_spills: spilled registers
-        return scores, rule, fits, scores.best(fits)
 
     # -- formation -------------------------------------------------------------------
 

@@ -1,191 +1,177 @@
-"""``xla``: XLA GPU's Triton tiling and priority-fusion rules, as a cost model for kernel groups.
+"""``xla``: XLA GPU's default fusion pipeline (native emitters), as a cost model for kernel groups.
 
-Restated in our own words from docs/peers.md (rules X-a to X-d), which read:
+XLA's default GPU path is not Triton tiling (that is ``xla-triton``,
+:mod:`costfuse.cost_models.xla_triton`, taken only when one side is already a
+Triton fusion or under an experimental flag).  Restated in our own words from
+docs/peers.md (rules X-f to X-j), which cite each line:
 
-* X1 ``openxla/xla`` @ ``0c3b8dbf85566d72226c42cc81a779d883cf11a3``,
-  ``xla/backends/gpu/transforms/priority_fusion.cc``: a producer fuses into
-  all of its users or none (``CanFuseWithAllNonBitcastUsers``); priority =
-  time unfused - time fused; priority < 0 is never fused.
-* X2 ``openxla/xla`` @ ``01f5eba332cf135127741c5890cea18a28063852``,
-  ``xla/service/gpu/model/gpu_indexing_performance_model.cc``: a padded tile
-  above ``0.4 x registers_per_block_limit`` elements has infinite run time
-  (``DoesTileFitInRegisters``, dtype ignored); warps by the largest padded
-  tile (``GetNumWarps``: <= 256 -> 1, <= 1024 -> 2, <= 4096 -> 4, else 8).
-* X3 ``openxla/xla`` @ ``3b29495bbb34dede6174a57da5574af357e68b7e``,
-  ``xla/service/gpu/gpu_fusible.cc`` (``FusionFitsInBudget``): at most 8
-  unnested reduction outputs per fusion.
-* X4 ``ROCm/xla`` @ ``35033abbf6f190e8da4be62fcdac15edc53e2361``,
-  ``xla/service/gpu/gpu_fusible.h``: at most 96 operands + outputs.
-* X5 ``openxla/xla`` @ ``1b9862822510783e74956b8fc1d794a76c74411d`` and
-  ``270c6f8fd27647d500e0277a787db44a687c7e22``,
-  ``xla/service/gpu/model/gpu_performance_model.cc`` and
-  ``gpu_performance_model_base.h``: per kernel ``t = compute + memory -
-  0.95 min(compute, memory)``, plus ``kKernelLaunchOverhead`` = 1 us.
-* X7 ``openxla/xla`` @ ``4336d12e0706168f6a382ddb231f3a83853b0657``,
-  ``xla/backends/gpu/target_config/specs/h200.txtpb``:
-  ``registers_per_block_limit`` 65536 (our ``Target.regs_per_sm``).
+* X-f the pipeline (``xla/service/gpu/fusion_pipeline.cc``, ``FusionPipeline``):
+  ``PriorityFusion``, then ``MultiOutputFusion``.  Formation's merges are the
+  priority fusion; :attr:`multi_output_fusion` asks for the second phase.
+* X-g native emitters fuse producers into a reduction with no tile limit, and
+  emit no fusion that reads a full-row value computed from the reduction
+  (``priority_fusion.cc`` refuses a producer and a consumer that both reduce,
+  and a reduction whose consumer would turn it into a loop fusion): a native
+  kernel makes **one pass** over the row (``KernelShape.n_passes == 1``).
+* X-h the row-reduction emitter (``RowReductionFusion``, ``reduction.cc``;
+  ``GetVectorSizeForMlir``): 16 elements per thread, ``min(1024,
+  roundup(ceil(N / 16), 32))`` threads per row, several rows per block while a
+  block stays within 256 threads, vectors of 2 (4 for sub-32-bit inputs on
+  long rows).  The loop emitter (``CalculateLaunchDimensions``,
+  ``launch_dimensions.cc``): 128 threads per block.
+* X-i producer duplication: priority fusion fuses a producer into *all* its
+  users, duplicating it, when X5's priority is >= 0 (our
+  :meth:`recompute_verdict`, one user at a time).
+* X-j ``MultiOutputFusion`` (``multi_output_fusion.cc``): siblings of a
+  shared non-scalar operand merge when not connected, one pass and within the
+  budget (no cost model); a producer merges into a reader that keeps it stored
+  when the cost model says no slower.
 
-Our mapping: XLA's Triton tiling has no looped mode, so a row group is one
-persistent tile ``[xblock, P(N)]`` per program (a pointwise group a flat
-``[xblock]`` tile); among the tiles that fit, the fastest by our analytical
-time stands in for XLA's indexing model.  A group with no tile that fits has
-no config (``best_config`` returns ``None``) and stays split.  The merge
-priority uses X5's formula with our byte and flop counts (reconstructed, not
-XLA's own coalescing/occupancy terms).  Group formation does not recompute a
-producer, so "fuse into all users" means all users end up in one kernel;
-XLA would duplicate the producer into each user's fusion instead.  The
-single-consumer multi-output exception (off by default in XLA) is not modelled.
+The budget (X3/X4) and priority (X5) are ``xla-triton``'s.  Departures are
+listed in docs/peers.md ("xla: departures").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
-from costfuse.launch import MAX_TILE_ELEMS, next_pow2
-from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy, MergeVerdict
-from costfuse.targets import Target, get_target
+from iree.compiler import ir
 
-TILE_REGISTER_FRACTION = 0.4             # X2: kFractionOfRegistersAvailableToStoreTile
-MAX_OPERANDS_AND_OUTPUTS = 96            # X4: MaxOperandsAndOutputsPerFusion()
-MAX_UNNESTED_REDUCTION_OUTPUTS = 8       # X3: kMaxUnnestedReductionOutputsPerFusion
-MEMORY_COMPUTE_PARALLELISM = 0.95        # X5: PriorityFusion() options
-WARPS_BY_TILE = ((256, 1), (1024, 2), (4096, 4))   # X2 GetNumWarps; larger tiles get 8
+from costfuse.cost_models.xla_triton import XlaEstimate, XlaTriton, xla_time
+from costfuse.estimates import elem_bits
+from costfuse.launch import KernelLaunch, next_pow2
+from costfuse.policy import MergeVerdict
 
-
-def num_warps(tile_elems: int) -> int:
-    """X2 ``GetNumWarps``: warps from the largest padded tile of the fusion."""
-    return next((w for bound, w in WARPS_BY_TILE if tile_elems <= bound), 8)
-
-
-def tile_limit(target: Target) -> float:
-    """X2: the most padded tile elements that fit, ``0.4 x registers per block`` (26214.4 on sm_90)."""
-    return TILE_REGISTER_FRACTION * target.regs_per_sm
+ELEMS_PER_THREAD = 16            # X-h: kMinorReducedElementsPerThread
+MAX_ROW_THREADS = 1024           # X-h: MinThreadsXRowReduction
+THREADS_PER_BLOCK_TARGET = 256   # X-h: kThreadsPerBlockTarget (rows packed per block)
+WARP = 32
+LOOP_THREADS = 128               # X-h: CalculateLaunchDimensions, warp size x kWarpSchedulers (4)
+LOOP_UNROLL = 4                  # X-h: the loop emitter's unroll (vectorized) factor, at most 4
 
 
-def xla_time(shape, mode: str, target: Target) -> float:
-    """X5 without launch: ``compute + memory - 0.95 min(compute, memory)``, our bytes and flops."""
-    peak = target.fp32_flops_per_s / (2.0 if shape.words == 2 else 1.0)
-    compute = shape.flops(mode) / peak
-    memory = shape.issued_bytes(mode) / target.hbm_bytes_per_s
-    return compute + memory - MEMORY_COMPUTE_PARALLELISM * min(compute, memory)
+def _round_up(x: int, m: int) -> int:
+    return -(-x // m) * m
 
 
-def shared_results(shape) -> list[str]:
-    """Members whose result is read inside the kernel *and* stored for a user outside it.
-
-    Such a producer did not fuse into all of its users (X1), which XLA refuses.
-    """
-    ops = {m.op for m in shape.members}
-    out = []
-    for o in shape.outputs:
-        res = shape.members[o.member].op.results[o.result]
-        if any(u.owner.operation in ops for u in res.uses):
-            out.append(f"member {o.member + 1}")
-    return out
+def smallest_input_bits(shape) -> int:
+    """The narrowest element type the kernel reads, in bits (XLA's ``smallest_input_dtype_bits``)."""
+    bits = [elem_bits(str(ir.RankedTensorType(i.value.type).element_type)) for i in shape.inputs]
+    return min(bits, default=32)
 
 
-@dataclass(frozen=True)
-class XlaEstimate(GroupEstimate):
-    """A :class:`GroupEstimate` that also carries X5's time of the kernel (launch excluded)."""
+def row_threads(n: int) -> int:
+    """X-h: threads reducing one row of ``n`` elements."""
+    return min(MAX_ROW_THREADS, _round_up(-(-n // ELEMS_PER_THREAD), WARP))
 
-    xla_time_s: float = float("nan")
+
+def rows_per_block(rows: int, threads: int) -> int:
+    """X-h: rows a block reduces at once, filling up to 256 threads when one row needs half or fewer."""
+    if threads * 2 > THREADS_PER_BLOCK_TARGET:
+        return 1
+    return rows if rows * threads <= THREADS_PER_BLOCK_TARGET else THREADS_PER_BLOCK_TARGET // threads
+
+
+def vector_size(n: int, threads: int, bits: int) -> int:
+    """X-h ``GetVectorSizeForMlir``: elements per load of a row-reduction thread."""
+    if n % 2 or threads * 2 > n:
+        return 1
+    if bits >= 32 or threads * 4 > n:
+        return 2
+    return 4 if n % 4 == 0 else 2
+
+
+def native_launch(shape) -> tuple[KernelLaunch, str]:
+    """The launch XLA's native emitter gives ``shape``, in our terms, and how it was derived."""
+    if shape.pointwise:
+        from costfuse.launch import numel
+
+        x = min(LOOP_THREADS * LOOP_UNROLL, next_pow2(numel(shape)))
+        return KernelLaunch("pointwise", x, 1, LOOP_THREADS // WARP), \
+            f"loop emitter: {LOOP_THREADS} threads x {LOOP_UNROLL} elements"
+    threads = row_threads(shape.n)
+    rows = rows_per_block(shape.n_rows, threads)
+    vec = vector_size(shape.n, threads, smallest_input_bits(shape))
+    warps = next_pow2(-(-rows * threads // WARP))
+    xblock = next_pow2(rows)
+    rblock = next_pow2(threads * vec)
+    return KernelLaunch("looped", xblock, rblock, warps), \
+        f"row-reduction emitter: {threads} threads per row x {rows} row(s), vector {vec}"
 
 
 @dataclass
-class Xla(EdgePolicy, GroupPolicy):
-    """XLA GPU's tile register rule, warps, fusion budget and priority on ``arch``'s constants."""
+class Xla(XlaTriton):
+    """XLA GPU's default pipeline: native emitters, producer duplication, then multi-output fusion."""
 
     name = "xla"
-    arch: str = "sm_90"
-    _target: Target = field(init=False, repr=False, compare=False, default=None)  # type: ignore[assignment]
+    multi_output_fusion: ClassVar[bool] = True
+    fit_note = "native emitters (no tile rule)"
 
-    def __post_init__(self):
-        self._target = get_target(self.arch)
-
-    def tiles(self, shape) -> list:
-        """Every tile that fits X2's register bound, as launches; XLA searches power-of-two tiles."""
-        from costfuse.launch import KernelLaunch, numel, pow2_upto
-
-        limit = min(tile_limit(self._target), MAX_TILE_ELEMS)
-        if shape.pointwise:
-            return [KernelLaunch("pointwise", x, 1, num_warps(x)) for x in pow2_upto(next_pow2(numel(shape)))
-                    if x <= limit]
-        pn = next_pow2(shape.n)
-        return [KernelLaunch("persistent", x, pn, num_warps(x * pn)) for x in pow2_upto(next_pow2(shape.n_rows))
-                if x * pn <= limit]
-
-    def best_config(self, shape) -> XlaEstimate | None:
-        """The fastest tile that fits in registers, or ``None`` (infinite cost) when none does."""
+    def best_config(self, shape) -> XlaEstimate:
+        """X-h: the native emitter's launch (no tile limit: always a config), our estimates there."""
         from costfuse.cost_models.group_time import score_configs
 
-        tiles = self.tiles(shape)
-        if not tiles:
-            return None
-        scores = score_configs(shape, tiles, self._target)
-        i = scores.best()
-        est = scores.estimate(i, f"xla: fastest of {len(tiles)} tiles <= {tile_limit(self._target):.0f} elements "
-                                 f"by our analytical time, warps by tile size")
-        return XlaEstimate(**vars(est), xla_time_s=xla_time(shape, tiles[i].mode, self._target))
+        launch, how = native_launch(shape)
+        est = score_configs(shape, [launch], self._target).estimate(0, f"xla native {how}")
+        return XlaEstimate(**vars(est), xla_time_s=xla_time(shape, launch.mode, self._target))
+
+    def unfit(self, shape) -> str | None:
+        """X-g: a native kernel makes one pass over the row."""
+        if shape.n_passes > 1:
+            return (f"xla: the native emitters make one pass over the row; this kernel needs {shape.n_passes} "
+                    f"(a full-row value computed from a reduction)")
+        return None
 
     def weigh_configs(self, shape):
-        """The tiles that fit X2's register bound (the others are never weighed), fastest first."""
+        """The native emitter's one launch: XLA weighs no configs (``--explain=configs``)."""
         from costfuse.cost_models.group_time import score_configs
 
-        tiles = self.tiles(shape)
-        if not tiles:
-            return []
-        scores = score_configs(shape, tiles, self._target)
-        return scores.weighed(scores.best(), f"xla: the fastest of {len(tiles)} tiles <= "
-                                             f"{tile_limit(self._target):.0f} elements by our analytical time")
+        launch, how = native_launch(shape)
+        return score_configs(shape, [launch], self._target).weighed(0, f"xla native {how}, its only launch")
 
     def merge_verdict(self, a, b, ab, merged) -> MergeVerdict:
-        """X3/X4 budget, X1 all users or none, then X5 priority = time saved (< 0: never fused)."""
-        launch = self._target.launch_overhead_s
-        priority = launch + a.xla_time_s + b.xla_time_s - ab.xla_time_s
-        io = len(merged.inputs) + len(merged.outputs)
-        if io > MAX_OPERANDS_AND_OUTPUTS:
-            return MergeVerdict(False, priority, f"xla: {io} operands + outputs > {MAX_OPERANDS_AND_OUTPUTS}")
-        reductions = sum(len(m.results) for m in merged.members if m.role == "reduce")
-        if reductions > MAX_UNNESTED_REDUCTION_OUTPUTS:
-            return MergeVerdict(False, priority, f"xla: {reductions} reduction outputs > "
-                                                 f"{MAX_UNNESTED_REDUCTION_OUTPUTS}")
-        if shared := shared_results(merged):
-            return MergeVerdict(False, priority, f"xla: a producer fuses into all its users or none; "
-                                                 f"{', '.join(shared)} of the merged kernel is still read outside it")
-        verdict = f"xla priority {priority * 1e6:.3f} us (X5: compute + memory - 0.95 min, 1 us launch)"
-        if priority < 0:
-            return MergeVerdict(False, priority, f"{verdict} < 0: never fused")
-        return MergeVerdict(True, priority, f"{verdict} >= 0")
+        """X-g one pass, then ``xla-triton``'s budget, all-users and X5 priority rules."""
+        if why := self.unfit(merged):
+            return MergeVerdict(False, self.priority(a, b, ab), why)
+        return super().merge_verdict(a, b, ab, merged)
 
     def recompute_verdict(self, a, b, a_after, b_after, merged_b, producer_op=None) -> MergeVerdict:
-        """Not modelled: XLA duplicates a producer into its users only as part of fusing it into all of
-        them at once (X1), which formation's one-pair-at-a-time merges cannot express; it stores it."""
-        return MergeVerdict(False, 0.0, "xla: a producer fuses into all of its users at once or is stored")
+        """X-i: duplicate the producer into ``b`` when ``b`` stays one pass within the budget and X5's
+        priority of fusing it into *all* its users is >= 0: ``launch + t(P) - sum_i (t(P o C_i) - t(C_i))``,
+        each user's added time taken as ``b``'s (formation asks one user at a time)."""
+        users = len({u.owner.operation for r in producer_op.results for u in r.uses}) if producer_op else 1
+        alone = self._alone_time(producer_op, a)
+        added = b_after.xla_time_s - b.xla_time_s
+        priority = self._target.launch_overhead_s + alone - users * added
+        if why := self.unfit(merged_b) or self.over_budget(merged_b):
+            return MergeVerdict(False, priority, why)
+        verdict = f"xla duplicates the producer into its {users} users: priority {priority * 1e6:.3f} us (X5)"
+        if priority < 0:
+            return MergeVerdict(False, priority, f"{verdict} < 0: not fused")
+        return MergeVerdict(True, priority, verdict)
 
-    def decide(self, candidate: FusionCandidate) -> Decision:
-        """v1 edges: all users or none, the operand budget, and a tile that fits for the fused op."""
-        from costfuse.graph import num_inputs
-        from costfuse.kernel import NotAKernel
+    def _alone_time(self, producer_op, a) -> float:
+        """X5 time of the producer as a kernel of its own (``a``'s when it is no row kernel alone)."""
+        from costfuse.kernel import NotAKernel, analyze_kernel
 
-        fused = candidate.fused
-        io = num_inputs(fused) + len(fused.results)
-        est = {"operands_and_outputs": io, "chain_length": candidate.chain_length}
-        if len({u.owner.operation for r in candidate.producer.results for u in r.uses}) > 1:
-            return Decision(False, "xla: a producer fuses into all its users or none; "
-                                   "v1 fuses one edge at a time", est)
-        if io > MAX_OPERANDS_AND_OUTPUTS:
-            return Decision(False, f"xla: {io} operands + outputs > {MAX_OPERANDS_AND_OUTPUTS}", est)
+        if producer_op is None:
+            return a.xla_time_s
         try:
-            shape = candidate.per_op("fused", _row_kernel)
+            shape = analyze_kernel([producer_op])
         except NotAKernel:
-            return Decision(True, "xla: not a row kernel (native loop emitter, no tile rule)", est)
-        if self.best_config(shape) is None:
-            return Decision(False, f"xla: no tile of the fused op fits {tile_limit(self._target):.0f} elements", est)
-        return Decision(True, f"xla: {io} operands + outputs <= {MAX_OPERANDS_AND_OUTPUTS}, a tile fits", est)
+            return a.xla_time_s
+        return xla_time(shape, native_launch(shape)[0].mode, self._target)
 
-
-def _row_kernel(op):
-    """The :class:`~costfuse.kernel.KernelShape` of one generic (raises ``NotAKernel``)."""
-    from costfuse.kernel import analyze_kernel
-
-    return analyze_kernel([op])
+    def multi_output_verdict(self, kind, a, b, ab, merged, parts) -> MergeVerdict:
+        """X-j: siblings merge when one pass and within the budget (the phase checks they are not
+        connected and share a non-scalar operand); a producer-consumer pair also when X5 says the
+        multi-output kernel is no slower."""
+        if why := self.unfit(merged) or self.over_budget(merged):
+            return MergeVerdict(False, 0.0, why)
+        if kind == "siblings":
+            return MergeVerdict(True, 0.0, "xla MultiOutputFusion: siblings, one pass, within the budget")
+        saving = self.priority(a, b, ab)
+        if saving < 0:
+            return MergeVerdict(False, saving, f"xla MultiOutputFusion: slower fused ({saving * 1e6:.3f} us, X5)")
+        return MergeVerdict(True, saving, f"xla MultiOutputFusion: producer-consumer, saves {saving * 1e6:.3f} us (X5)")
