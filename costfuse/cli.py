@@ -12,6 +12,7 @@ bug in CostFuse.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import sys
 
@@ -122,6 +123,11 @@ def _opt_parser() -> argparse.ArgumentParser:
                         "upstream refuses these")
     p.add_argument("--no-cleanup", action="store_true", help="skip canonicalize,cse after fusion")
     p.add_argument("--explain", action="store_true", help="print one line per decision to stderr")
+    p.add_argument("--verify-picks", action="store_true",
+                   help="--fusion groups: compile each kernel's config with ptxas (cached) and, while it spills, "
+                        "the policy's next-best configs, so no emitted config spills where one compiled clean")
+    p.add_argument("--verify-timeout", type=float, default=60.0,
+                   help="--verify-picks: seconds one compile may take before it counts as failed (default 60)")
     return p
 
 
@@ -140,6 +146,8 @@ def _opt(args: argparse.Namespace) -> int:
     model = cost_model_from_args(args)
     if args.fusion == "groups":
         return _opt_groups(args, model)
+    if args.verify_picks:
+        raise ValueError("--verify-picks applies to --fusion groups (it checks each kernel's launch config)")
     from costfuse.fusion_pass import FusionPass, run_pipeline
 
     module = load_module(args.input)
@@ -165,8 +173,9 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
 
     module = load_module(args.input)
-    fusion = GroupFusionPass(model)
-    kernels = run_group_pipeline(module, fusion, cleanup=not args.no_cleanup)
+    with _verifier(args) as verifier:
+        fusion = GroupFusionPass(model, verifier=verifier)
+        kernels = run_group_pipeline(module, fusion, cleanup=not args.no_cleanup)
     text = print_module(module)
     if args.explain:
         for d in fusion.recomputed:
@@ -180,8 +189,27 @@ def _opt_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
         if decided:
             print(f"# {model.name}: {decided} group decisions, {fell_back} by the analytical fallback",
                   file=sys.stderr)
+        if verifier is not None:
+            print(verifier.counts.line(), file=sys.stderr)
     write_output(args.output, text)
     return 0
+
+
+@contextlib.contextmanager
+def _verifier(args: argparse.Namespace):
+    """``--verify-picks``: a PickVerifier compiling through one ptxas worker (the entry layer injects it, so the
+    pass never imports the dataset side: costfuse/verify_picks.py); ``None`` without the flag."""
+    if not args.verify_picks:
+        yield None
+        return
+    if args.verify_timeout <= 0:
+        raise ValueError(f"--verify-timeout must be > 0 seconds, got {args.verify_timeout:g}")
+    from costfuse.data.compile import CompilePool
+    from costfuse.data.pick_compiler import ptxas_check
+    from costfuse.verify_picks import PickVerifier
+
+    with CompilePool(1, args.verify_timeout) as pool:
+        yield PickVerifier(ptxas_check(pool, getattr(args, "arch", None) or "sm_90"))
 
 
 # ``costfuse COMMAND ...``: each command parses its own options.

@@ -16,7 +16,7 @@ decision for ``--explain``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from iree.compiler import ir
 from iree.compiler.passmanager import PassManager
@@ -29,6 +29,9 @@ from costfuse.launch import KERNEL_ATTR
 from costfuse.outline import outline
 from costfuse.policy import GroupPolicy
 from costfuse.unit_reshapes import fold_unit_reshapes
+
+if TYPE_CHECKING:   # loaded only with --verify-picks
+    from costfuse.verify_picks import PickVerifier
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ class GroupFusionPass:
 
     NAME: ClassVar[str] = "costfuse-groups"
     cost_model: GroupPolicy = field(default_factory=Always)
+    verifier: PickVerifier | None = None   # --verify-picks: each config confirmed by ptxas (costfuse.verify_picks)
     decisions: list[GroupDecision] = field(default_factory=list, init=False)
     kernels: list[KernelRecord] = field(default_factory=list, init=False)
     recomputed: list[DecisionRecord] = field(default_factory=list, init=False)
@@ -69,6 +73,8 @@ class GroupFusionPass:
             for fn in funcs:
                 block = fn.regions[0].blocks[0]
                 kernels, decisions = form_groups(block, self.cost_model)
+                if self.verifier is not None:
+                    kernels = self.verifier.verify_all(kernels, self.cost_model)
                 self.decisions += decisions
                 caller = ir.StringAttr(fn.attributes["sym_name"]).value
                 names = outline(fn, kernels)

@@ -58,9 +58,9 @@ from costfuse.data.lower import UnsupportedOp
 from costfuse.data.lower_kernel import lower_kernel
 from iree.compiler import ir
 
-from costfuse.groups import Kernel
 from costfuse.kernel import KernelShape
 from costfuse.launch import LAUNCH_ATTR, KernelLaunch, config_space
+from costfuse.outline import scratch_kernel_function
 from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy
 from costfuse.targets import get_target
 
@@ -95,24 +95,9 @@ class CompileCounts:
 
 def kernel_function(shape: KernelShape, launch: KernelLaunch,
                     name: str = SCRATCH_KERNEL) -> tuple[ir.Module, ir.Operation]:
-    """A scratch module holding ``shape`` as an outlined kernel function at ``launch``, and the function.
-
-    Built by the outlining's own :func:`costfuse.outline._build_kernel` from the members'
-    ops, which stay where they are (the caller's block, mid-formation): the function is
-    the one outlining would write for this group.  Members whose results the shape does
-    not store (recomputed copies, values every reader recomputes) return nothing.
-    The module must outlive the function's use.
-    """
-    from costfuse.outline import _build_kernel
-
-    ops = [m.op for m in shape.members]
-    stored = {o.member for o in shape.outputs}
-    unstored = frozenset(m.op for i, m in enumerate(shape.members) if i not in stored)
-    kernel = Kernel(tuple(range(len(ops))), shape, GroupEstimate(launch, float("nan"), shape.issued_bytes(launch.mode)))
-    with ops[0].context, ir.Location.unknown():
-        module = ir.Module.create()
-    fn, _, _ = _build_kernel(name, ops, kernel, ir.InsertionPoint(module.body), unstored)
-    return module, fn.operation
+    """A scratch module holding ``shape`` as an outlined kernel function at ``launch``, and the function
+    (:func:`costfuse.outline.scratch_kernel_function`, shared with ``--verify-picks``)."""
+    return scratch_kernel_function(shape, launch, name)
 
 
 @dataclass
