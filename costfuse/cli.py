@@ -13,6 +13,7 @@ bug in CostFuse.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import sys
 
@@ -138,6 +139,11 @@ def _opt_parser() -> argparse.ArgumentParser:
     from costfuse.data.cli_compile import add_emit_triton_option
 
     add_emit_triton_option(p)
+    p.add_argument("--verify-picks", action="store_true",
+                   help="--fusion groups: compile each kernel's config with ptxas (cached) and, while it spills, "
+                        "the policy's next-best configs, so no emitted config spills where one compiled clean")
+    p.add_argument("--verify-timeout", type=float, default=60.0,
+                   help="--verify-picks: seconds one compile may take before it counts as failed (default 60)")
     return p
 
 
@@ -160,6 +166,8 @@ def _opt(args: argparse.Namespace) -> int:
                          f"--cost-model {args.cost_model} --fusion {args.fusion}")
     if args.fusion == "groups":
         return _opt_groups(args, model)
+    if args.verify_picks:
+        raise ValueError("--verify-picks applies to --fusion groups (it checks each kernel's launch config)")
     from costfuse.fusion_pass import FusionPass, run_pipeline
 
     module = load_module(args.input)
@@ -201,8 +209,10 @@ def _run_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
     module = load_module(args.input)
     from costfuse.data.refusals import lowering_refusal
 
-    fusion = GroupFusionPass(model, weigh_configs=args.explain == "configs", refuses=lowering_refusal)
-    kernels = run_group_pipeline(module, fusion, cleanup=not args.no_cleanup)
+    with _verifier(args) as verifier:
+        fusion = GroupFusionPass(model, weigh_configs=args.explain == "configs", refuses=lowering_refusal,
+                                 verifier=verifier)
+        kernels = run_group_pipeline(module, fusion, cleanup=not args.no_cleanup)
     text = print_module(module)
     emitted = _emit_triton(args.emit_triton, module)
     if args.explain:
@@ -222,6 +232,8 @@ def _run_groups(args: argparse.Namespace, model: GroupPolicy) -> int:
         if decided:
             print(f"# {model.name}: {decided} group decisions, {fell_back} by the analytical fallback",
                   file=sys.stderr)
+        if verifier is not None:
+            print(verifier.counts.line(), file=sys.stderr)
     write_output(args.output, text)
     return 0
 
@@ -253,6 +265,23 @@ def _emit_triton(directory: str | None, module) -> list[str]:
     lines = [(i, f"triton {who(i)} -> {path}") for i, path in written.items()]
     lines += [(i, f"triton {who(i)}: no file, the lowering refuses it ({err})") for i, err in report.unsupported]
     return [line for _, line in sorted(lines)]
+
+
+@contextlib.contextmanager
+def _verifier(args: argparse.Namespace):
+    """``--verify-picks``: a PickVerifier compiling through one ptxas worker (the entry layer injects it, so the
+    pass never imports the dataset side: costfuse/verify_picks.py); ``None`` without the flag."""
+    if not args.verify_picks:
+        yield None
+        return
+    if args.verify_timeout <= 0:
+        raise ValueError(f"--verify-timeout must be > 0 seconds, got {args.verify_timeout:g}")
+    from costfuse.data.compile import CompilePool
+    from costfuse.data.pick_compiler import ptxas_check
+    from costfuse.verify_picks import PickVerifier
+
+    with CompilePool(1, args.verify_timeout) as pool:
+        yield PickVerifier(ptxas_check(pool, getattr(args, "arch", None) or "sm_90"))
 
 
 # ``costfuse COMMAND ...``: each command parses its own options.

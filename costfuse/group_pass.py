@@ -18,7 +18,7 @@ decision for ``--explain``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from iree.compiler import ir
 from iree.compiler.passmanager import PassManager
@@ -31,6 +31,9 @@ from costfuse.launch import KERNEL_ATTR
 from costfuse.outline import outline
 from costfuse.policy import GroupPolicy
 from costfuse.unit_reshapes import fold_unit_reshapes
+
+if TYPE_CHECKING:   # loaded only with --verify-picks
+    from costfuse.verify_picks import PickVerifier
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,7 @@ class GroupFusionPass:
     cost_model: GroupPolicy = field(default_factory=Always)
     weigh_configs: bool = False    # keep, per kernel, every config the policy weighed (``--explain=configs``)
     refuses: Refusal | None = None  # why the lowering refuses a generic: it then stays in the caller
+    verifier: PickVerifier | None = None   # --verify-picks: each config confirmed by ptxas (costfuse.verify_picks)
     decisions: list[GroupDecision] = field(default_factory=list, init=False)
     kernels: list[KernelRecord] = field(default_factory=list, init=False)
     recomputed: list[DecisionRecord] = field(default_factory=list, init=False)
@@ -74,6 +78,8 @@ class GroupFusionPass:
             for fn in funcs:
                 block = fn.regions[0].blocks[0]
                 kernels, decisions = form_groups(block, self.cost_model, self.refuses)
+                if self.verifier is not None:
+                    kernels = self.verifier.verify_all(kernels, self.cost_model)
                 self.decisions += decisions
                 caller = ir.StringAttr(fn.attributes["sym_name"]).value
                 weighed = [self._weigh(k) for k in kernels]   # before outlining moves the members

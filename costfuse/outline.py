@@ -24,6 +24,7 @@ from costfuse.graph import GENERIC, body, num_inputs
 from costfuse.groups import Kernel
 from costfuse.kernel import defining_op, free_init
 from costfuse.launch import KERNEL_ATTR, LAUNCH_ATTR
+from costfuse.policy import GroupEstimate
 
 
 def _clone_free_init(v: ir.Value, mapping: dict) -> ir.Value:
@@ -251,3 +252,24 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
     for op in sorted({op for g in groups for op in g}, key=position.get, reverse=True):
         op.erase()      # users first; a recomputed producer sits in several groups but goes once
     return names
+
+
+def scratch_kernel_function(kernel_shape, launch, name: str = "scratch_kernel") -> tuple[ir.Module, ir.Operation]:
+    """A scratch module holding ``kernel_shape`` as an outlined kernel function at ``launch``, and the function.
+
+    Built by :func:`_build_kernel` from the members' ops, which stay where they are (the caller's
+    block, mid-formation): the function is the one outlining would write for this group, so what
+    compiles it (the compile oracle, ``--verify-picks``) compiles the kernel the pass would emit,
+    before anything is rewritten.  Members whose results the shape does not store (recomputed
+    copies, values every reader recomputes) return nothing.  The module must outlive the function's use.
+    """
+    ops = [m.op for m in kernel_shape.members]
+    stored = {o.member for o in kernel_shape.outputs}
+    unstored = frozenset(m.op for i, m in enumerate(kernel_shape.members) if i not in stored)
+    kernel = Kernel(tuple(range(len(ops))), kernel_shape,
+                    GroupEstimate(launch, float("nan"), kernel_shape.issued_bytes(launch.mode)))
+    with ops[0].context, ir.Location.unknown():
+        module = ir.Module.create()
+    fn, _, _ = _build_kernel(name, ops, kernel, ir.InsertionPoint(module.body), unstored)
+    fn.operation.attributes[LAUNCH_ATTR] = launch.to_attr()
+    return module, fn.operation

@@ -30,10 +30,9 @@ from costfuse.data.compile import CompilePool, CompileResult, CompileTask, arch_
 from costfuse.data.dedupe import keep_new_kernels
 from costfuse.data.families import FAMILIES, generate
 from costfuse.data.config_sampling import DEFAULT_BOUND_WORDS, sample_configs
-from costfuse.data.edge_groups import DEFAULT_MAX_GROUPS, enumerate_groups, fuse_group
+from costfuse.data.edge_groups import enumerate_groups, fuse_group
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.data.lowering.generic import lower_generic
-from costfuse.data.lowering.generic_info import analyze
 from costfuse.data.lowering.reference_functions import generic_as_function
 from costfuse.data.lowering.unsupported import UnsupportedOp
 from costfuse.data.store import done_programs, params_json, stored_kernels, write_shard

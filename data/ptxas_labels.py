@@ -6,7 +6,7 @@ docs/peers.md I5), so the ``inductor`` policy takes a *labeller*: a callable
 ``(shape, configs) -> costfuse.estimates.ConfigLabels``.  The policy lives
 in the core, which must not import data/ (tests/test_layers.py); this
 module is the labeller a caller injects (``compare_groups.py``, the oracle
-and the optimum share its :func:`kernel_function`).  It lowers the shape as
+and the optimum share :func:`costfuse.outline.scratch_kernel_function`).  It lowers the shape as
 the outlining would write it, compiles each config with Triton's own ptxas
 through a :class:`~costfuse.data.compile.CompilePool` (cached on disk by
 kernel id, so a rerun compiles nothing) and reads registers, spill bytes
@@ -20,41 +20,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from iree.compiler import ir
-
 from costfuse.data.compile import CompileTask, parse_arch
-from costfuse.data.lowering.unsupported import UnsupportedOp
 from costfuse.data.lowering.kernel import lower_kernel
+from costfuse.data.lowering.unsupported import UnsupportedOp
+
 from costfuse.estimates import ConfigLabels
-from costfuse.groups import Kernel
 from costfuse.kernel import KernelShape
 from costfuse.launch import LAUNCH_ATTR, KernelLaunch
-from costfuse.policy import GroupEstimate
+from costfuse.outline import scratch_kernel_function
 
 SCRATCH_KERNEL = "oracle_kernel"
 PTXAS = "ptxas labels"   # ConfigLabels.source of PtxasLabeller
-
-
-def kernel_function(shape: KernelShape, launch: KernelLaunch,
-                    name: str = SCRATCH_KERNEL) -> tuple[ir.Module, ir.Operation]:
-    """A scratch module holding ``shape`` as an outlined kernel function at ``launch``, and the function.
-
-    Built by the outlining's own :func:`costfuse.outline._build_kernel` from the members'
-    ops, which stay where they are (the caller's block, mid-formation): the function is
-    the one outlining would write for this group.  Members whose results the shape does
-    not store (recomputed copies, values every reader recomputes) return nothing.
-    The module must outlive the function's use.
-    """
-    from costfuse.outline import _build_kernel
-
-    ops = [m.op for m in shape.members]
-    stored = {o.member for o in shape.outputs}
-    unstored = frozenset(m.op for i, m in enumerate(shape.members) if i not in stored)
-    kernel = Kernel(tuple(range(len(ops))), shape, GroupEstimate(launch, float("nan"), shape.issued_bytes(launch.mode)))
-    with ops[0].context, ir.Location.unknown():
-        module = ir.Module.create()
-    fn, _, _ = _build_kernel(name, ops, kernel, ir.InsertionPoint(module.body), unstored)
-    return module, fn.operation
 
 
 @dataclass
@@ -80,7 +56,7 @@ class PtxasLabeller:
         ok = np.zeros(n, dtype=bool)
         tasks, where = [], []
         with shape.members[0].op.context:
-            _module, fn = kernel_function(shape, configs[0])   # the scratch module lives as long as this call
+            _module, fn = scratch_kernel_function(shape, configs[0], SCRATCH_KERNEL)   # the scratch module lives as long as this call
             for i, launch in enumerate(configs):
                 fn.attributes[LAUNCH_ATTR] = launch.to_attr()   # the embedded IR names the config it is compiled at
                 try:

@@ -24,7 +24,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

@@ -56,11 +56,12 @@ from dataclasses import dataclass, field
 from costfuse.data.compile import CompileResult, CompileTask, parse_arch
 from costfuse.data.lowering.kernel import lower_kernel
 from costfuse.data.lowering.unsupported import UnsupportedOp
-from costfuse.data.ptxas_labels import SCRATCH_KERNEL, kernel_function  # noqa: F401 (SCRATCH_KERNEL: re-exported)
+from costfuse.data.ptxas_labels import SCRATCH_KERNEL
 from iree.compiler import ir
 
 from costfuse.kernel import KernelShape
 from costfuse.launch import LAUNCH_ATTR, KernelLaunch, config_space
+from costfuse.outline import scratch_kernel_function
 from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy
 from costfuse.targets import get_target
 
@@ -128,7 +129,7 @@ class CompileOracle(EdgePolicy, GroupPolicy):
         by_mode: dict[str, list[tuple[float, KernelLaunch]]] = {}
         for i, c in enumerate(configs):
             by_mode.setdefault(c.mode, []).append((float(regs[i]), c))
-        _module, fn = kernel_function(shape, configs[0])   # the scratch module lives as long as this call
+        _module, fn = scratch_kernel_function(shape, configs[0], SCRATCH_KERNEL)   # the scratch module lives as long as this call
         tried = 0
         for mode in sorted(by_mode, key=lambda m: (shape.issued_bytes(m), m != "persistent")):
             ordered = [c for _, c in sorted(by_mode[mode], key=lambda rc: rc[0])]   # stable: config-space order on ties

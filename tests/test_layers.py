@@ -26,7 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 # (cost_models -> featurize), and the compiler core imports none of them.
 LAYERS = ("entry", "train", "data", "passes", "cost_models", "featurize", "core")
 ENTRY = {"costfuse/cli.py"}
-PASSES = {"costfuse/fusion_pass.py", "costfuse/group_pass.py", "costfuse/expanding_producers.py"}
+PASSES = {"costfuse/fusion_pass.py", "costfuse/group_pass.py", "costfuse/expanding_producers.py",
+          "costfuse/verify_picks.py"}
 PASS_PACKAGES = ("costfuse/inductor/",)   # Inductor's choices handler: CostFuse's decisions inside Inductor
 # data/profile.py runs on the GPU machine without an install: it imports nothing of CostFuse at all.
 STANDALONE = {"data/profile.py"}

@@ -16,7 +16,8 @@ from costfuse.ir import load_module
 from costfuse.kernel import analyze_kernel
 from costfuse.launch import config_space
 from costfuse.targets import get_target
-from experiments.oracle_groups import CompileOracle, kernel_function
+from costfuse.outline import scratch_kernel_function
+from experiments.oracle_groups import CompileOracle
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 
@@ -100,7 +101,7 @@ def test_oracle_refuses_a_kernel_that_spills_at_every_config(softmax):
 
 
 def test_the_scratch_kernel_function_returns_what_the_shape_stores(softmax):
-    _module, fn = kernel_function(softmax, config_space(softmax)[0])
+    _module, fn = scratch_kernel_function(softmax, config_space(softmax)[0], "oracle_kernel")
     text = str(fn)
     assert "func.func private @oracle_kernel" in text and "costfuse.kernel" in text
     assert text.count("linalg.generic") == 6 and "-> tensor<64x1024xf32>" in text.splitlines()[0]

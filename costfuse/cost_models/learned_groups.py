@@ -186,6 +186,20 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
         """Every config with its predicted P(spill) and registers (see :func:`weigh_configs`)."""
         return weigh_configs(self.heads, shape, self._target, self.spill_budget, self.fallback)
 
+    def ranked_configs(self, shape):
+        """For ``--verify-picks`` (:mod:`costfuse.verify_picks`): every config with its analytical estimates,
+        ordered as this policy prefers them: predicted spill-free and in the training range first, then the
+        rest, each by the analytical time.  ``None`` for a group outside the training range (its fallback's
+        order, the analytical one, applies)."""
+        configs = config_space(shape)
+        X = group_features(shape, configs, self._target.arch)
+        out_of_range, why = self.heads.outside(X)
+        if why:
+            return None
+        base = score_configs(shape, configs, self._target, predicted_spill=np.zeros(len(configs)))
+        free = ~self.heads.predict(X, spill_bytes=False)["spills"] & ~out_of_range
+        return base, sorted(range(len(configs)), key=lambda i: (not free[i], base.time_s[i]))
+
 
 def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback):
     """The learned policy's config for ``shape`` (see the module docstring); a ``GroupEstimate``:
