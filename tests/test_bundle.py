@@ -18,41 +18,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
+from costfuse.featurize.features import FEATURE_COLUMNS
 
 from costfuse.cli import opt_main
 from costfuse.cost_models import registry
 from costfuse.cost_models.bundle import Bundle, BundleError, load_bundle
 from costfuse.cost_models.learned import SHIPPED_MODEL_DIR, LearnedEdges
-from tests.test_analytical import chain_module
+from helpers.analytical_modules import chain_module
+from helpers.bundles import make_bundle
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("xgboost", "sklearn", "pandas", "costfuse.train", "mlflow")
-
-
-def make_bundle(directory: Path, arch: str | None = "sm_90", bytes_objective: str = "reg:squarederror") -> Path:
-    """A two-head bundle (spill classifier, spill_bytes regressor) trained on random rows in [0, 1)."""
-    import xgboost as xgb
-    from costfuse.train.model_io import FORMAT, save_bundle
-
-    rng = np.random.default_rng(0)
-    X = rng.random((200, len(FEATURE_COLUMNS)))
-    spill = (X[:, 0] + X[:, 1] > 1).astype(float)
-    params = {"max_depth": 3, "nthread": 1}
-    boosters = {
-        "spill": xgb.train({**params, "objective": "binary:logistic"}, xgb.DMatrix(X, spill), 8),
-        "spill_bytes": xgb.train({**params, "objective": bytes_objective}, xgb.DMatrix(X, 1 + 5 * X[:, 2]), 8),
-    }
-    meta = {
-        "format": FORMAT, "feature_schema_version": FEATURE_SCHEMA_VERSION,
-        "feature_columns": list(FEATURE_COLUMNS), "feature_ranges": {c: [0.0, 1.0] for c in FEATURE_COLUMNS},
-        "triton_version": "3.6.0", "ptxas_version": "12.8.93", "dataset_hash": "test",
-        "heads": {"spill": {"kind": "classifier", "transform": "none", "threshold": 0.5},
-                  "spill_bytes": {"kind": "regressor", "transform": "none", "threshold": 0.5}},
-    }
-    if arch is not None:
-        meta["arch"] = arch
-    return save_bundle(directory, boosters, meta)
 
 
 @pytest.fixture(scope="module")

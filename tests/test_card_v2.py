@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_stats import make as make_v1
-from test_store import row
+from helpers.rows import make as make_v1
+from helpers.rows import row
 
 from costfuse.data.card import card, main
 from costfuse.data.stats import bucket_label, n_bucket, row_lengths, summarize_groups

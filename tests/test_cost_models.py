@@ -4,7 +4,7 @@ import math
 from dataclasses import dataclass
 
 import pytest
-from corpus import CORPUS
+from helpers.corpus import CORPUS
 
 from costfuse.cost_models.always import Always
 from costfuse.cost_models.threshold import Threshold

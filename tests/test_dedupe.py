@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_store import row
+from helpers.rows import row
 
 from costfuse.data.dedupe import dedupe_dataset, program_hashes
 from costfuse.data.families import generate

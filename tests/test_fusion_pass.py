@@ -4,7 +4,7 @@ mutation check (experiments/results/mutation.md)."""
 
 from dataclasses import dataclass, field
 
-from corpus import CORPUS, Program, ident, tensor
+from helpers.corpus import CORPUS, Program, ident, tensor
 from iree.compiler import ir
 from iree.compiler.passmanager import PassManager
 

@@ -26,7 +26,7 @@ from costfuse.data.interpret import interpreter_mode
 from costfuse.reference import TOLERANCES
 from experiments import gpu_workloads as gw
 from experiments.workloads import export as workloads
-from test_workloads import NON_NEGATIVE
+from helpers.workloads import NON_NEGATIVE
 
 REPO = Path(__file__).resolve().parents[1]
 gpu_run = gw.gpu_run

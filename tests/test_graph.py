@@ -1,7 +1,7 @@
 """Edges and legality: what the pass may fuse, with the reason when it may not."""
 
 import pytest
-from corpus import CORPUS, Program, amap, ident, tensor
+from helpers.corpus import CORPUS, Program, amap, ident, tensor
 
 from costfuse.graph import edges_into, function_blocks, generics_in, is_generic, legality
 from costfuse.ir import parse_module

@@ -2,7 +2,7 @@
 
 The dataset is ``group_v2_dir`` (``tests/conftest.py``): real kernel groups
 and launches from ``data.group_job.program_candidates`` with synthetic
-labels, written as schema-v2 shards without compiling (``tests/group_data.py``
+labels, written as schema-v2 shards without compiling (``tests/helpers/group_data.py``
 says why).  These tests check the machinery; the goals are read on the real
 ``data/sm90_v2``.
 """
@@ -15,7 +15,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from group_data import KINDS, SPEC
+from helpers.group_data import KINDS, SPEC
 
 from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION
 from costfuse.train.group_baselines import InductorRule, XlaRule
@@ -24,7 +24,7 @@ from costfuse.train.group_baselines import InductorRule, XlaRule
 @pytest.fixture(scope="module")
 def v1_dir(tmp_path_factory):
     """A small v1 dataset (synthetic labels, as tests/test_train.py builds it): reduce and norm programs."""
-    from test_train import write_synthetic_dataset
+    from helpers.synthetic_v1 import write_synthetic_dataset
 
     d = tmp_path_factory.mktemp("group_train") / "rows_v1"
     write_synthetic_dataset(d, seeds=1, families=("reduce", "norm"))
@@ -69,7 +69,7 @@ def test_v1_row_kernels_join_the_v2_rows(group_v2_dir, v1_dir):
 
 
 def test_several_v1_directories_without_v2_are_refused(v1_dir, tmp_path):
-    from group_data import train_cli
+    from helpers.group_data import train_cli
 
     code, _, err = train_cli([v1_dir, v1_dir], tmp_path / "out")
     assert code == 1 and err.count("\n") == 1
@@ -151,7 +151,7 @@ def test_the_trainer_reads_a_group_bundle_back_and_names_an_unknown_schema(group
 
 @pytest.mark.slow  # four held-out kinds, each refitting 3 heads and 5 baselines: ~10 s here
 def test_held_out_kinds_are_scored_on_v2(group_v2_dir, tmp_path):
-    from group_data import train_cli
+    from helpers.group_data import train_cli
 
     code, report, err = train_cli([group_v2_dir], tmp_path / "out", holdout=True)
     assert code == 0, err

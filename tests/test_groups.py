@@ -1,6 +1,6 @@
 """Fusion groups: segments of chains, subtrees of DAGs, each fused by the pass's rewrite."""
 
-from corpus import CORPUS
+from helpers.corpus import CORPUS
 
 from costfuse.graph import chain_length
 from costfuse.ir import parse_module, print_module

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from corpus import CORPUS
+from helpers.corpus import CORPUS
 
 from costfuse.cost_models.always import Always
 from costfuse.cost_models.analytical import Analytical

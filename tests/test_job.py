@@ -10,23 +10,7 @@ from pathlib import Path
 import pytest
 
 from costfuse.data.store import read_dataset
-
-ARGS = ["--families", "act,reduce", "--programs", "4", "--seed", "7", "--max-groups", "3",
-        "--sample-configs", "2", "--jobs", "2", "--batch-programs", "1"]
-LABELS = ["kernel_id", "program_id", "group", "xblock", "rblock", "num_warps", "status", "regs",
-          "spill_store_bytes", "spill_load_bytes", "stack_bytes"]
-
-
-def generate(out: Path, cache: Path, extra=(), wait=True):
-    env = {**os.environ, "COSTFUSE_CACHE_DIR": str(cache)}
-    cmd = [sys.executable, "-m", "costfuse.data.cli", "generate", "--out", str(out), *ARGS, *extra]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-    if wait:
-        out_text = proc.communicate(timeout=900)[0]
-        assert proc.returncode == 0, out_text
-        return out_text
-    return proc
+from helpers.job import LABELS, generate
 
 
 def labels(directory: Path):
@@ -123,7 +107,7 @@ def test_a_kernel_shared_by_two_programs_is_stored_once(tmp_path, monkeypatch):
     """The job stores a kernel under its first program only, in one run and across a resume."""
     import contextlib
 
-    from test_store import row
+    from helpers.rows import row
 
     from costfuse.data import job
 

@@ -9,6 +9,7 @@ from costfuse.ir import load_module, parse_module
 from costfuse.kernel import FULL, REDUCE, ROWWISE, NotAKernel, analyze_kernel
 from costfuse.launch import KernelLaunch, config_space, heuristic_launch
 from costfuse.unit_reshapes import fold_unit_reshapes
+from helpers.generic_ops import _ID2, _op
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 X, BIAS, ROW = 64 * 1024 * 4, 1024 * 4, 64 * 4
@@ -167,21 +168,6 @@ def test_row_space_bounds_tiles_chunks_and_warps_exactly():
     assert [c for c in config_space(small) if c.mode == "persistent"] == [KernelLaunch("persistent", 1, 32, 1)]
     _m, smaller = _kernel(1, 16, reduce=True)
     assert config_space(smaller) == [KernelLaunch("persistent", 1, 16, 1)]
-
-
-# --- row spaces in detail (the mutation check's survivors, experiments/results/mutation.md) ---
-_ID2 = "affine_map<(d0, d1) -> (d0, d1)>"
-
-
-def _op(body, args="", ins="%x : tensor<4x8xf32>", maps=(_ID2, _ID2), iters=("parallel", "parallel"),
-        out="tensor<4x8xf32>", bargs="%a: f32, %o: f32", pre=""):
-    """(module, the only generic) of ``@f(%x: tensor<4x8xf32>{args})`` computing ``body``."""
-    its = ", ".join(f'"{i}"' for i in iters)
-    text = (f"func.func @f(%x: tensor<4x8xf32>{args}) -> {out} {{\n%e = tensor.empty() : {out}\n{pre}\n"
-            f"%0 = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{its}]}} ins({ins}) "
-            f"outs(%e : {out}) {{\n^bb0({bargs}):\n" + "\n".join(body) + f"\n}} -> {out}\nreturn %0 : {out}\n}}")
-    module = parse_module(text)
-    return module, generics_in(function_blocks(module)[0])[0]
 
 
 _OUTSIDE = "from outside, neither a scalar constant nor a tensor it gathers from"

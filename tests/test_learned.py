@@ -25,7 +25,7 @@ from costfuse.cost_models.analytical import Analytical, kernel_features
 from costfuse.cost_models.learned import SHIPPED_MODEL_DIR, KernelPrediction, LearnedEdges
 from costfuse.fusion_pass import FusionPass
 from costfuse.ir import parse_module
-from tests.test_analytical import candidate, chain_module, pressure_into_reduction_module
+from helpers.analytical_modules import candidate, chain_module, pressure_into_reduction_module
 
 SHIPPED = (SHIPPED_MODEL_DIR / "metadata.json").is_file()
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 from costfuse.featurize.group_features import GROUP_COLUMNS, group_static
-from group_data import kernel_shape
-from test_group_features import softmax
+from helpers.group_data import kernel_shape
+from helpers.group_modules import softmax
 
 from costfuse.cli import main
 from costfuse.cost_models.analytical import Analytical

@@ -78,7 +78,7 @@ def mlflow_server(tmp_path):
 def test_train_against_server_and_reload_from_registry(mlflow_server, tmp_path, monkeypatch):
     import mlflow
 
-    from test_train import write_synthetic_dataset
+    from helpers.synthetic_v1 import write_synthetic_dataset
     from costfuse.train import model_io
     from costfuse.train.dataset import load_table
     from costfuse.train.fit import XGBParams

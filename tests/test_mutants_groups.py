@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 import pytest
 from costfuse.data.mlir_text import Program, amap, ident, tensor
 from iree.compiler import ir
-from test_kernel_shape import _ID2, _op
-from test_peer_models import _fill
+from helpers.generic_ops import _ID2, _op
+from helpers.peer_kernels import _fill
 
 from costfuse.cost_models.always import Always
 from costfuse.graph import function_blocks, generics_in

@@ -23,7 +23,7 @@ from costfuse.cost_models.inductor import Inductor, _num_warps, pointwise_config
 from costfuse.graph import CHAIN_ATTR
 from costfuse.launch import KernelLaunch
 from costfuse.policy import Decision, FusionCandidate, GroupEstimate, MergeVerdict
-from tests.test_peer_models import ROW, Kernels, _fill, chain, multi_use, softmax, whole
+from helpers.peer_kernels import ROW, Kernels, _fill, chain, multi_use, softmax, whole
 
 
 def looped(x, r, w):

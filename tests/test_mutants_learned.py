@@ -37,9 +37,9 @@ from costfuse.cost_models.learned import KernelPrediction, LearnedEdges
 from costfuse.cost_models.learned_groups import LearnedGroups
 from costfuse.cost_models.registry import NotRegistered, _is_not_registered, _local_store, load_uri, tracking_uri_for
 from costfuse.policy import Decision
-from tests.test_analytical import _f, candidate, chain_module
-from tests.test_bundle import make_bundle
-from tests.test_peer_models import multi_use
+from helpers.analytical_modules import _f, candidate, chain_module
+from helpers.bundles import make_bundle
+from helpers.peer_kernels import multi_use
 
 REGISTRY_ENV = ("MLFLOW_TRACKING_URI", "MLFLOW_DISABLE_TELEMETRY", "DO_NOT_TRACK")
 

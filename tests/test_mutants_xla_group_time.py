@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pytest
 from costfuse.data.mlir_text import Program, ident, tensor
-from test_analytical import candidate, row_reduce_module
-from test_peer_models import Kernels, _fill, chain, many_reductions, multi_use, softmax, wide
+from helpers.analytical_modules import candidate, row_reduce_module
+from helpers.peer_kernels import Kernels, _fill, chain, many_reductions, multi_use, softmax, wide
 
 from costfuse.cost_models.group_time import ConfigScores, score_configs
 from costfuse.cost_models.xla import MAX_TILE_ELEMS, Xla, XlaEstimate, shared_results, tile_limit, xla_time

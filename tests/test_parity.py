@@ -25,7 +25,7 @@ test keeps the three equal.
 from pathlib import Path
 
 import pytest
-from corpus import CORPUS
+from helpers.corpus import CORPUS
 from iree.compiler import ir
 
 from costfuse.graph import edges_into, function_blocks, generics_in, legality

@@ -5,7 +5,7 @@ run with ``make test-slow``.
 """
 
 import pytest
-from test_job import LABELS, generate
+from helpers.job import LABELS, generate
 
 from costfuse.data.store import read_dataset
 

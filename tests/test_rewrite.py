@@ -4,7 +4,7 @@ argument locations.  Written against the survivors of the mutation check (experi
 
 from contextlib import contextmanager
 
-from corpus import Program, amap, ident, tensor
+from helpers.corpus import Program, amap, ident, tensor
 
 from costfuse.graph import body, edges_into, function_blocks, generics_in
 from costfuse.ir import parse_module

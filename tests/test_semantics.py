@@ -1,7 +1,7 @@
 """Fusion preserves semantics: IR before and after the pass agree on IREE's llvm-cpu."""
 
 import pytest
-from corpus import CORPUS
+from helpers.corpus import CORPUS
 
 from costfuse.cost_models.always import Always
 from costfuse.cost_models.threshold import Threshold

@@ -4,23 +4,12 @@ import subprocess
 import sys
 
 import pandas as pd
-from test_store import row
+from helpers.rows import row
 
 from costfuse.data.card import card
 from costfuse.data.stats import summarize
-from costfuse.data.store import read_dataset, write_shard
-
-
-def make(tmp_path):
-    rows = [row(kernel_id=f"k{i}", program_id=f"{fam}-{i}", family=fam, config_source=src,
-                regs=regs, spill_store_bytes=spill, ptxas_version="12.8.93")
-            for i, (fam, src, regs, spill) in enumerate([
-                ("chain", "heuristic", 30, 0), ("chain", "sampled", 255, 400),
-                ("tree", "heuristic", 40, 0), ("tree", "sampled", 255, 80)])]
-    rows.append(row(kernel_id="k9", program_id="tree-9", family="tree", status="timeout", regs=None,
-                    spill_store_bytes=None, error="compile exceeded 120 s"))
-    write_shard(tmp_path, "s", rows)
-    return tmp_path
+from costfuse.data.store import read_dataset
+from helpers.rows import make
 
 
 def test_summary_figures(tmp_path):

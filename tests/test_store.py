@@ -6,15 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from costfuse.data.store import SCHEMA, SchemaError, done_programs, read_dataset, read_shard, shards, write_shard
-
-
-def row(**kw):
-    r = {name: None for name in SCHEMA.names}
-    r.update(kernel_id="k1", program_id="chain-0", family="chain", generator_seed=0, group="g1", group_size=1,
-             root=1, ir="module {}", arch="sm_90", triton_version="3.6.0", compile_s=0.5, status="ok",
-             created_at="2026-12-02T00:00:00+00:00", command="test", regs=32, spill_store_bytes=0)
-    r.update(kw)
-    return r
+from helpers.rows import row
 
 
 def test_round_trip_and_resume_set(tmp_path):

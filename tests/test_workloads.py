@@ -21,6 +21,7 @@ from costfuse.ir import load_module
 from costfuse.reference import NUMPY_DTYPES, compare_outputs, random_inputs, run_mlir
 from experiments.workloads import blocks
 from experiments.workloads import export as workloads
+from helpers.workloads import NON_NEGATIVE
 
 REPO = Path(__file__).resolve().parents[1]
 HERE = REPO / "experiments" / "workloads"
@@ -63,10 +64,6 @@ def _to_numpy(t: torch.Tensor) -> np.ndarray:
 # attention epilogue) plus the multi-output pointwise AdamW, each in bf16 and f32.  About 35 s on 2 cores.
 SMALL_SUBSET = [f"{stem}_{dtype}" for stem in ("softmax", "rmsnorm_bwd", "cross_entropy_bwd_32k", "attention_alibi", "adamw")
                 for dtype in ("bf16", "f32")]
-# Inputs that are non-negative by construction (AdamW's exp_avg_sq, a running mean of squares): the oracle's
-# inputs are uniform in [-2, 2], and a negative second moment would make sqrt NaN on both sides, testing nothing.
-NON_NEGATIVE = {"adamw": (3,)}
-
 
 @pytest.mark.parametrize("name", SMALL_SUBSET)
 def test_small_export_matches_eager_torch(name, tmp_path, monkeypatch):

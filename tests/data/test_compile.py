@@ -8,34 +8,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lowering_cases import Operand, generic_module, row_reduction
+from helpers.lowering_cases import Operand, generic_module
 
-from costfuse.ir import parse_module
 from costfuse.data.compile import (CompilePool, CompileResult, CompileTask, CubinUsage, ResultCache, compile_kernel,
                                    cubin_resource_usage, kernel_id, parse_arch, parse_ptxas_log, ptxas_version,
                                    triton_version)
 from costfuse.data.launch_config import LaunchConfig
-from costfuse.data.lower import generics_of, lower_generic
-
-LOG_SM90 = """ptxas info    : 0 bytes gmem
-ptxas info    : Compiling entry function 'kernel' for 'sm_90a'
-ptxas info    : Function properties for kernel
-    464 bytes stack frame, 456 bytes spill stores, 452 bytes spill loads
-ptxas info    : Used 255 registers, used 0 barriers
-ptxas info    : Compile time = 1514.112 ms
-"""
-LOG_SM100 = """ptxas-blackwell info    : 0 bytes gmem
-ptxas-blackwell info    : Compiling entry function 'kernel' for 'sm_100a'
-ptxas-blackwell info    : Function properties for kernel
-    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-ptxas-blackwell info    : Used 14 registers, used 1 barriers, 16 bytes smem
-"""
-
-
-def _kernel(text: str, config: LaunchConfig | None = None):
-    module = parse_module(text)
-    (g,) = generics_of(module)
-    return lower_generic(g, config)
+from helpers.compile_logs import LOG_SM100, LOG_SM90, SMALL, _kernel
 
 
 def spilling_kernel():
@@ -57,9 +36,6 @@ def spilling_kernel():
     text = generic_module(1, ["parallel"], [Operand((1 << 16,), "f32", "d0")] * k,
                           [Operand((1 << 16,), "f32", "d0")], body)
     return _kernel(text, LaunchConfig(2048, 1, 1))
-
-
-SMALL = row_reduction((64, 256), "f32", "arith.addf", ["%v = math.exp %a0 : f32"])
 
 
 @pytest.fixture(scope="module")

@@ -12,33 +12,15 @@ import re
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from lowering_cases import Operand, elementwise, generic_module, ident, random_generic, row_reduction
+from helpers.lowering_cases import Operand, elementwise, generic_module, ident, random_generic, row_reduction
 
 from costfuse.ir import parse_module
 from costfuse.data.launch_config import (LOOPED_RBLOCK, PERSISTENT_RBLOCK_CAP, LaunchConfig, heuristic_config,
                                 neighbour_configs, next_pow2)
-from costfuse.data.lower import UnsupportedOp, analyze, generic_as_function, generics_of, lower_generic, lower_module
+from costfuse.data.lower import analyze, generic_as_function, generics_of, lower_generic, lower_module
 from costfuse.data.interpret import run_interpreted
 from costfuse.data.verify import verify_generic, verify_module
-
-
-@pytest.fixture(scope="module")
-def kdir(tmp_path_factory):
-    """Where this module's generated kernel files go."""
-    return tmp_path_factory.mktemp("kernels")
-
-
-def only_generic(text: str):
-    """(module, its single generic); the module must outlive the op."""
-    module = parse_module(text)
-    (g,) = generics_of(module)
-    return module, g
-
-
-def check(text: str, kdir, config: LaunchConfig | None = None, seed: int = 0, args=None) -> None:
-    """Interpreter against IREE on ``args`` (default: seeded random operands)."""
-    module, g = only_generic(text)
-    verify_generic(g, config, seed=seed, kernel_dir=kdir, args=args)
+from helpers.lower_checks import MASKED_TAILS, _arg_body, _unsupported, check, only_generic
 
 
 # ---------------------------------------------------------------------------
@@ -420,13 +402,6 @@ def test_multi_output_reduction(kdir):
     check(text, kdir, LaunchConfig(2, 8, 2))
 
 
-def _arg_body(pred: str, comb: str, dim: int = 1) -> list[str]:
-    """torch.export's aten.max.dim body: value and first index of the max."""
-    return [f"%i = linalg.index {dim} : index", "%ii = arith.index_cast %i : index to i64",
-            f"%m = arith.{comb} %a0, %o0 : f32", f"%gt = arith.cmpf {pred}, %a0, %o0 : f32",
-            "%k = arith.select %gt, %ii, %o1 : i64", "yield %m, %k"]
-
-
 @pytest.mark.parametrize("pred, comb", [("ogt", "maximumf"), ("olt", "minimumf")])
 @pytest.mark.parametrize("config", [None, LaunchConfig(2, 8, 2)])
 def test_arg_max_min_pairs(pred, comb, config, kdir):
@@ -442,8 +417,6 @@ def test_arg_max_min_pairs(pred, comb, config, kdir):
 
 # Each extreme reduction, with the sign of row values that its identity must lose against.
 ONE_SIGNED = {"arith.maximumf": -1.0, "arith.maxnumf": -1.0, "arith.minimumf": 1.0, "arith.minnumf": 1.0}
-MASKED_TAILS = [(37, None), (37, LaunchConfig(2, 16, 2)), (5000, None)]  # persistent, looped, looped at the cap
-
 
 def _one_signed_rows(rnumel: int, sign: float) -> np.ndarray:
     """(3, rnumel) f32 rows whose values all have ``sign``, magnitudes in [1, 3)."""
@@ -476,13 +449,6 @@ def test_arg_max_min_of_one_signed_rows(pred, comb, rnumel, config, kdir):
 
 # ---------------------------------------------------------------------------
 # Unsupported constructs: precise errors, never wrong code
-
-
-def _unsupported(text: str) -> UnsupportedOp:
-    module, g = only_generic(text)
-    with pytest.raises(UnsupportedOp) as info:
-        lower_generic(g)
-    return info.value
 
 
 def test_unsupported_body_op_is_named():
@@ -571,8 +537,8 @@ def test_lower_module_collects_unsupported():
 
 
 def test_corpus_generics_match_iree(kdir):
-    """Every distinct generic of the pass-test corpus (tests/corpus.py)."""
-    from corpus import CORPUS
+    """Every distinct generic of the pass-test corpus (tests/helpers/corpus.py)."""
+    from helpers.corpus import CORPUS
 
     seen, modules = set(), []
     for name, build in sorted(CORPUS.items()):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-import kernel_cases as kc
+import helpers.kernel_cases as kc
 import pytest
 from costfuse.data.launch_config import next_pow2
 from costfuse.data.lower import generics_of, lower_generic
@@ -23,50 +23,18 @@ from hypothesis import strategies as st
 from costfuse.ir import parse_module
 from costfuse.kernel import analyze_kernel
 from costfuse.launch import KernelLaunch, config_space, heuristic_launch
+from helpers.kernel_functions import KERNELS, kernel_function, shape_of
 
-# name -> kernel function text; every row kernel also lowers in persistent and looped mode.
-KERNELS = {
-    "softmax": kc.softmax(),
-    "softmax_3d_bf16": kc.softmax((2, 3), 50, "bf16"),
-    "layernorm_fwd": kc.layernorm_fwd(),
-    "layernorm_fwd_bf16": kc.layernorm_fwd(5, 70, "bf16"),
-    "rmsnorm_bwd": kc.rmsnorm_bwd(),
-    "log_softmax_keepdim_f16": kc.log_softmax_keepdim(6, 100, "f16"),
-    "sum_into_init": kc.sum_into_init(),
-    "argmax_shift": kc.argmax_shift(),
-    "pointwise_f16": kc.pointwise_chain((2, 3, 40), "f16"),
-    "cross_entropy_gather": kc.cross_entropy(),
-    "cross_entropy_gather_bf16": kc.cross_entropy(5, 70, "bf16"),
-}
 POINTWISE = {"pointwise_f16"}
 # (mode, xblock, rblock or None for next_pow2(n), num_warps): XBLOCK > 1 on row
 # counts it does not divide, RBLOCK not dividing n, several warps.
 LAUNCHES = [("persistent", 1, None, 1), ("persistent", 4, None, 4), ("looped", 2, 32, 2), ("looped", 1, 64, 8)]
 POINTWISE_LAUNCHES = [("pointwise", 64, 1, 1), ("pointwise", 512, 1, 4)]
 
-_MODULES: dict = {}
-
-
-def kernel_function(text: str):
-    """The kernel function of ``text`` (its module is kept alive for the session)."""
-    if text not in _MODULES:
-        _MODULES[text] = parse_module(text)
-    (func,) = kernel_functions(_MODULES[text])
-    return func
-
-
-def shape_of(text: str):
-    return analyze_kernel(kernel_members(kernel_function(text)))
-
 
 def launch_for(text: str, spec) -> KernelLaunch:
     mode, x, r, w = spec
     return KernelLaunch(mode, x, next_pow2(shape_of(text).n) if r is None else r, w)
-
-
-@pytest.fixture(scope="module")
-def kdir(tmp_path_factory):
-    return tmp_path_factory.mktemp("kernels")
 
 
 def _cases():
@@ -216,7 +184,7 @@ def test_lower_kernels_collects_what_does_not_lower():
 
 
 def test_v1_kernels_report_one_pass_hbm_bytes():
-    from lowering_cases import elementwise, row_reduction
+    from helpers.lowering_cases import elementwise, row_reduction
 
     module = parse_module(elementwise((8, 16), "f32", ["%e = math.exp %a0 : f32", "yield %e"], n_inputs=2))
     (g,) = generics_of(module)

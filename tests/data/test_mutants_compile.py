@@ -32,7 +32,7 @@ from types import SimpleNamespace
 import pyarrow.parquet as pq
 import pytest
 import triton
-from test_compile import LOG_SM90, LOG_SM100, SMALL, _kernel
+from helpers.compile_logs import LOG_SM90, LOG_SM100, SMALL, _kernel
 from triton.backends.compiler import GPUTarget
 
 from costfuse.data.compile import (EIATTR_FRAME_SIZE, EIATTR_REGCOUNT, CompilePool, CompileResult, CompileTask,

@@ -4,10 +4,10 @@ testing): the module report's exact text and the per-generic configs of :func:`l
 
 from __future__ import annotations
 
-import kernel_cases as kc
+import helpers.kernel_cases as kc
 import numpy as np
 import pytest
-from lowering_cases import elementwise, refusal_of, row_reduction
+from helpers.lowering_cases import elementwise, refusal_of, row_reduction
 
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.data.interpret import run_interpreted

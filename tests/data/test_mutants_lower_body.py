@@ -8,10 +8,10 @@ is one scalar, loaded once and broadcast.  A refusal names the op and says why, 
 
 from __future__ import annotations
 
-import kernel_cases as kc
+import helpers.kernel_cases as kc
 import numpy as np
 import pytest
-from lowering_cases import refusal_of, tensor
+from helpers.lowering_cases import refusal_of, tensor
 
 from costfuse.data.dtypes import ELEM_TYPES
 from costfuse.data.interpret import run_interpreted
@@ -21,11 +21,6 @@ from costfuse.data.lower_body import BodyEmitter, Val
 from costfuse.ir import parse_module
 
 M = 6
-
-
-@pytest.fixture(scope="module")
-def kdir(tmp_path_factory):
-    return tmp_path_factory.mktemp("kernels")
 
 
 def test_a_rank_3_gather_with_a_dimension_of_2_reads_the_right_elements(kdir):
@@ -128,7 +123,7 @@ def test_a_gather_without_a_pointer_for_its_tensor_is_refused():
 
 
 def test_i1_refusal_says_which_ops_are_lowered():
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     module = parse_module(elementwise((8,), "i1", ["%r = arith.addi %a0, %a1 : i1", "yield %r"], n_inputs=2))
     (g,) = generics_of(module)
@@ -142,7 +137,7 @@ def test_i1_refusal_says_which_ops_are_lowered():
 @pytest.mark.parametrize("pred", ["eq", "ne"])
 def test_i1_equality_comparisons_are_lowered(pred, kdir):
     """``cmpi eq/ne`` read i1 the same whether true is 1 or -1, so they are lowered, not refused."""
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     module = parse_module(elementwise((8,), "i1", [f"%r = arith.cmpi {pred}, %a0, %a1 : i1", "yield %r"],
                                       n_inputs=2))
@@ -153,7 +148,7 @@ def test_i1_equality_comparisons_are_lowered(pred, kdir):
 
 
 def test_an_op_without_a_lowering_is_refused_listing_the_supported_ops():
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     from costfuse.data.lower_body import SUPPORTED_BODY_OPS
 
@@ -192,7 +187,7 @@ def test_a_body_value_of_an_unsupported_type_is_refused_naming_its_op(line):
 
 def _power(n: int, dtype: str, op: str = "math.fpowi") -> str:
     """``y = x ** n`` with a constant exponent, as torch imports it (``fpowi``) or as ``powf``."""
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     if op == "math.fpowi":
         const, line = f"%cn = arith.constant {n} : i64", f"%y = math.fpowi %a0, %cn : {dtype}, i64"
@@ -259,7 +254,7 @@ def test_powf_by_a_small_constant_is_exact_arithmetic_not_the_helper(y, kdir):
 def test_a_narrow_powf_result_is_rounded_before_the_next_op_reads_it(kdir):
     """``y = x**2 + x`` in bf16: the square is rounded to bf16 (as IREE computes it) before the add."""
     import ml_dtypes
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     text = elementwise((4, 16), "bf16", ["%s = math.powf %a0, %c2 : bf16", "%y = arith.addf %s, %a0 : bf16",
                                          "yield %y"])
@@ -292,7 +287,7 @@ def test_a_bf16_fpowi_result_is_rounded_before_the_next_op_reads_it(exponent, kd
     """``y = x**k + x`` in bf16, ``k`` a constant 2 (multiplies) or an i32 tensor (the ``_powi`` helper):
     the power is rounded to bf16, as IREE computes it, before the add reads it."""
     import ml_dtypes
-    from lowering_cases import Operand, elementwise, generic_module, ident
+    from helpers.lowering_cases import Operand, elementwise, generic_module, ident
 
     body = ["%y = math.fpowi %a0, %k : bf16, i32", "%z = arith.addf %y, %a0 : bf16", "yield %z"]
     if exponent == "constant":
@@ -319,7 +314,7 @@ def test_a_bf16_fpowi_result_is_rounded_before_the_next_op_reads_it(exponent, kd
 def test_uitofp_is_lowered_from_i1_and_refused_from_wider_integers(kdir):
     """``uitofp`` of an i1 (a comparison turned into 0.0/1.0) is what the pass meets; from a wider
     integer it would need an unsigned conversion Triton's ``.to`` does not do, so it is refused."""
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     compare = parse_module(elementwise((4, 16), "f32", ["%c = arith.cmpf ogt, %a0, %a1 : f32",
                                                         "%y = arith.uitofp %c : i1 to f32", "yield %y"], n_inputs=2))
@@ -337,7 +332,7 @@ def test_uitofp_is_lowered_from_i1_and_refused_from_wider_integers(kdir):
 
 def test_extui_of_a_wider_integer_is_refused():
     """Zero-extending an i32 would need an unsigned conversion Triton's ``.to`` does not do."""
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     module = parse_module(elementwise((8,), "i32", ["%y = arith.extui %a0 : i32 to i64", "yield %y"], out_dtype="i64"))
     (g,) = generics_of(module)
@@ -349,7 +344,7 @@ def test_extui_of_a_wider_integer_is_refused():
 @pytest.mark.parametrize("case", ["inf", "nan"])
 def test_infinite_and_nan_constants_in_a_body(case, kdir):
     """``max`` identities and masks write infinities and NaN as constants: they must come out as such."""
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     if case == "inf":
         consts = ["%pinf = arith.constant 0x7F800000 : f32", "%ninf = arith.constant 0xFF800000 : f32"]
@@ -383,7 +378,7 @@ def test_a_captured_constant_of_an_unsupported_type_is_refused_as_captured():
 
 def test_trunci_to_i1_keeps_the_low_bit(kdir):
     """MLIR's ``trunci`` to i1 keeps bit 0 (2 becomes false); Triton's ``.to(int1)`` would test != 0."""
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     module = parse_module(elementwise((8,), "i32", ["%b = arith.trunci %a0 : i32 to i1",
                                                     "%y = arith.extui %b : i1 to i32", "yield %y"]))
@@ -396,7 +391,7 @@ def test_trunci_to_i1_keeps_the_low_bit(kdir):
 def test_fptosi_to_i1_is_true_for_minus_one_and_false_for_zero(kdir):
     """``fptosi`` to i1 is a float-to-int conversion (i1's values are 0 and -1), not ``trunci``'s low bit,
     which a float has none of."""
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     module = parse_module(elementwise((8,), "f32", ["%b = arith.fptosi %a0 : f32 to i1",
                                                     "%y = arith.extui %b : i1 to i32", "yield %y"], out_dtype="i32"))
@@ -409,7 +404,7 @@ def test_fptosi_to_i1_is_true_for_minus_one_and_false_for_zero(kdir):
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
 def test_fptosi_of_a_narrow_float_converts_through_f32(dtype, kdir):
     import ml_dtypes
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     module = parse_module(elementwise((8,), dtype, [f"%y = arith.fptosi %a0 : {dtype} to i32", "yield %y"],
                                       out_dtype="i32"))
@@ -425,7 +420,7 @@ def test_fptosi_of_a_narrow_float_converts_through_f32(dtype, kdir):
 def test_an_f64_constant_keeps_its_f64_value(kdir):
     """Only the narrow floats are built in f32; an f64 constant such as 0.1 is made in f64, so
     ``x * 0.1`` is the f64 product, not the product with 0.1 rounded to f32."""
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     text = elementwise((4, 16), "f64", ["%y = arith.mulf %a0, %c : f64", "yield %y"])
     module = parse_module(text.replace("{\n", "{\n  %c = arith.constant 0.1 : f64\n", 1))
@@ -454,7 +449,7 @@ def test_a_bf16_powf_by_the_helper_is_rounded_before_the_next_op_reads_it(kdir):
     """``y = x**2.5 + x`` in bf16: 2.5 goes to the ``_powf`` helper (in f32), whose result is rounded
     to bf16 before the add, as for the written-out exponents."""
     import ml_dtypes
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     text = elementwise((4, 16), "bf16", ["%s = math.powf %a0, %c : bf16", "%y = arith.addf %s, %a0 : bf16",
                                          "yield %y"])
@@ -484,7 +479,7 @@ def _run_narrow(dtype: str, body: list[str], seed: int, high: float, kdir):
     """Run an elementwise generic of three ``dtype`` inputs, each uniform in [0.5, ``high``) on (4, 16);
     return its output and inputs in f32, and rounding to ``dtype`` (the result back in f32)."""
     import ml_dtypes
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     np_type = ml_dtypes.bfloat16 if dtype == "bf16" else np.float16
     module = parse_module(elementwise((4, 16), dtype, body, n_inputs=3))
@@ -524,7 +519,7 @@ def test_a_narrow_math_result_is_rounded_before_the_next_op_reads_it(first, dtyp
 
 @pytest.mark.parametrize("pred", ["true", "false"])
 def test_cmpf_true_and_false_are_constant_masks(pred, kdir):
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     module = parse_module(elementwise((4, 10), "f32", [f"%c = arith.cmpf {pred}, %a0, %a1 : f32",
                                                        "%y = arith.select %c, %a0, %a1 : f32", "yield %y"], n_inputs=2))
@@ -536,7 +531,7 @@ def test_cmpf_true_and_false_are_constant_masks(pred, kdir):
 
 
 def test_an_unsigned_integer_comparison_is_refused_naming_the_predicate():
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     err = refusal_of(elementwise((8,), "i32", ["%c = arith.cmpi ult, %a0, %a1 : i32",
                                                "%y = arith.select %c, %a0, %a1 : i32", "yield %y"], n_inputs=2))
@@ -570,7 +565,7 @@ def test_an_i1_constant_is_0_or_1_whatever_integer_carries_it():
 def test_negf_and_absf_run_in_f32_only_for_bf16(dtype, neg, abs_):
     """bf16 arithmetic runs in f32 and is rounded back, as Inductor does (docs/lowering.md); f16's and f32's
     sign ops are exact on the value itself, with no round trip that would change the kernel's registers."""
-    from lowering_cases import elementwise
+    from helpers.lowering_cases import elementwise
 
     for op, expected in (("arith.negf", neg), ("math.absf", abs_)):
         module = parse_module(elementwise((8,), dtype, [f"%y = {op} %a0 : {dtype}", "yield %y"]))  # keeps g alive

@@ -11,10 +11,10 @@ generated source and the :class:`UnsupportedOp` raised, without running anything
 
 from __future__ import annotations
 
-import kernel_cases as kc
+import helpers.kernel_cases as kc
 import numpy as np
 import pytest
-from test_lower_kernel import KERNELS, kernel_function, shape_of
+from helpers.kernel_functions import KERNELS, kernel_function, shape_of
 
 from costfuse.data.lower import UnsupportedOp
 from costfuse.data.lower_kernel import kernel_as_function, lower_kernel

@@ -20,14 +20,13 @@ kernel shows it).
 
 from __future__ import annotations
 
-import kernel_cases as kc
+import helpers.kernel_cases as kc
 import ml_dtypes
 import numpy as np
 import pytest
-from lowering_cases import Operand, generic_module, ident, row_reduction
-from test_lower import kdir  # noqa: F401 (a fixture: where the kernel files go)
-from test_lower import MASKED_TAILS, _arg_body, _unsupported, check, only_generic
-from test_lower_kernel import kernel_function
+from helpers.lowering_cases import Operand, generic_module, ident, row_reduction
+from helpers.lower_checks import MASKED_TAILS, _arg_body, _unsupported, check, only_generic
+from helpers.kernel_functions import kernel_function
 
 from costfuse.data.interpret import run_interpreted
 from costfuse.data.launch_config import LaunchConfig

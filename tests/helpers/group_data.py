@@ -26,7 +26,7 @@ from costfuse.data.group_job import GroupJobSpec
 from costfuse.data.store import SCHEMA_V2, write_shard
 
 KINDS = ("softmax", "rmsnorm_fwd", "layernorm_fwd", "swiglu")
-SPEC = GroupJobSpec(kinds=KINDS, programs=8, sample_configs=4, command="tests/group_data.py")
+SPEC = GroupJobSpec(kinds=KINDS, programs=8, sample_configs=4, command="tests/helpers/group_data.py")
 N_ESTIMATORS = 20
 
 

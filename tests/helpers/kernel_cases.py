@@ -10,7 +10,7 @@ arguments ``%a0..`` (inputs) and ``%o0..`` (inits) and end with ``yield v, ...``
 
 from __future__ import annotations
 
-from lowering_cases import tensor
+from helpers.lowering_cases import tensor
 
 NEG_INF = {"f32": "0xFF800000", "f16": "0xFC00", "bf16": "0xFF80", "f64": "0xFFF0000000000000"}
 
@@ -217,7 +217,6 @@ def column_sum(m=6, n=40) -> str:
     body.append(generic("%s", 2, "rp", [("%x", (m, n), "f32", "d0, d1")], [("%z", (n,), "f32", "d1")],
                         ["%r = arith.addf %a0, %o0 : f32", "yield %r"]))
     return kernel_function([("%x", (m, n), "f32")], [("%s", (n,), "f32")], body)
-
 
 
 def gather_body(x: str, shape: tuple[int, int], t: str) -> list[str]:
