@@ -95,7 +95,7 @@ def test_the_committed_datasets_keep_their_plots_beside_them():
 
     from costfuse.data.stats import default_plots_dir
 
-    data = Path(__file__).parents[1] / "data"
+    data = Path(__file__).parents[2] / "data"
     for d in (data / "sm90_v1", data / "sm90_v2"):
         assert not [p for p in d.iterdir() if p.is_dir()], f"{d}: a folder inside the dataset"
         assert sorted(p.name for p in default_plots_dir(d).glob("*.png")), f"{d}: no plots beside it"

@@ -18,7 +18,7 @@ from costfuse.torch_import import (
 )
 from examples import torch_blocks  # importable via tests/conftest.py
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def op_counts(text: str) -> Counter:

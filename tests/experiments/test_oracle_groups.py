@@ -18,7 +18,7 @@ from costfuse.launch import config_space
 from costfuse.targets import get_target
 from experiments.oracle_groups import CompileOracle, kernel_function
 
-EXAMPLES = Path(__file__).parents[1] / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ from costfuse.graph import edges_into, function_blocks, generics_in, legality
 from costfuse.upstream import count_generics
 from experiments.parity import EXAMPLES, HEADER, both, converted_contractions, op_names, parity_row
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 OUT_OF_SCOPE = ("linalg.matmul", "linalg.batch_matmul", "linalg.transpose", "linalg.fill",
                 "tensor.collapse_shape", "tensor.expand_shape")
 

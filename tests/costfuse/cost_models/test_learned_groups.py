@@ -23,7 +23,7 @@ from costfuse.cost_models.analytical import Analytical
 from costfuse.cost_models.learned_groups import FALLBACK, LearnedGroups
 from costfuse.launch import config_space
 
-EXAMPLES = Path(__file__).parents[1] / "examples"
+EXAMPLES = Path(__file__).parents[3] / "examples"
 
 
 @pytest.fixture(scope="module")

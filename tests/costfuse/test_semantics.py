@@ -36,7 +36,7 @@ def test_corpus_semantics(case, setting):
 def test_softmax_gelu_example_semantics():
     from pathlib import Path
 
-    before = (Path(__file__).parents[1] / "examples" / "softmax_gelu.mlir").read_text()
+    before = (Path(__file__).parents[2] / "examples" / "softmax_gelu.mlir").read_text()
     after, n_fused = fused(before, "always")
     assert n_fused == 5
     assert_same_semantics(before, after, "softmax_gelu", seed=2)

@@ -23,7 +23,7 @@ from costfuse.ir import parse_module, print_module, verify
 from costfuse.reference import assert_same_semantics
 from experiments.workloads import export as workloads
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # One workload per group kind in the default suite; every other one runs with -m slow.
 DEFAULT = {"softmax_f32", "log_softmax_bf16", "layernorm_bwd_f32", "rmsnorm_bwd_bf16", "cross_entropy_bwd_32k_f32",
            "attention_softcap_f32", "adamw_f32", "swiglu_bf16", "add_rmsnorm_f32"}

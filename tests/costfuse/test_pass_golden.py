@@ -8,7 +8,7 @@ from costfuse.cost_models.always import Always
 from costfuse.fusion_pass import FusionPass, run_pipeline
 from costfuse.ir import parse_module, print_module
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 CASES = sorted(p for p in GOLDEN.glob("*.*.mlir"))
 
 

@@ -23,7 +23,7 @@ from experiments.workloads import blocks
 from experiments.workloads import export as workloads
 from helpers.workloads import NON_NEGATIVE
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HERE = REPO / "experiments" / "workloads"
 
 

@@ -28,7 +28,7 @@ from experiments import gpu_workloads as gw
 from experiments.workloads import export as workloads
 from helpers.workloads import NON_NEGATIVE
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 gpu_run = gw.gpu_run
 # One softmax, one norm backward (its dweight kernel is a column reduction: lowered as one generic under
 # groups inductor), one cross-entropy (splat tensor constants, reshapes); bf16 goes through the bf16 casts.

@@ -27,7 +27,7 @@ from costfuse.cost_models.learned import SHIPPED_MODEL_DIR, LearnedEdges
 from helpers.analytical_modules import chain_module
 from helpers.bundles import make_bundle
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 HEAVY = ("xgboost", "sklearn", "pandas", "costfuse.train", "mlflow")
 
 

@@ -16,7 +16,7 @@ from costfuse.ir import load_module, parse_module
 from costfuse.launch import KernelLaunch
 from helpers.peer_kernels import Kernels, ROW, _fill, chain, many_reductions, multi_use, softmax, whole, wide
 
-EXAMPLE = Path(__file__).parents[1] / "examples" / "softmax_gelu.mlir"
+EXAMPLE = Path(__file__).parents[3] / "examples" / "softmax_gelu.mlir"
 
 def rmsnorm(rows: int, n: int) -> str:
     """x^2, row mean, rstd = rsqrt(mean + eps) per row, y = x * rstd * w."""

@@ -13,7 +13,7 @@ from costfuse.graph import edges_into, function_blocks, generics_in, legality
 from costfuse.ir import load_module, parse_module, print_module, verify
 from costfuse.rewrite import Unfusable, build_fused
 
-ENCODER = Path(__file__).parents[1] / "examples" / "transformer_encoder_layer.mlir"
+ENCODER = Path(__file__).parents[2] / "examples" / "transformer_encoder_layer.mlir"
 
 # Upstream MLIR, mlir/test/Dialect/Linalg/fusion-elementwise-ops.mlir: the producer
 # only writes its init, and the consumer has a loop (d0) its output map lacks, so

@@ -15,7 +15,7 @@ import pytest
 
 import experiments.mutation as mut
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_every_stage_names_files_and_tests_that_exist():

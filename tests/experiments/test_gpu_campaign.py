@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from costfuse.data import profile
 from experiments import gpu_collect, gpu_run
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "experiments" / "gpu_campaign.sh"
 TEXT = SCRIPT.read_text()
 V1, V2 = REPO / "data" / "sm90_v1", REPO / "data" / "sm90_v2"

@@ -26,7 +26,7 @@ def test_dynamic_dims_are_an_error_not_a_guess():
 
 
 def test_softmax_gelu_example_through_iree():
-    d = iree_dispatches(Path(__file__).parents[1] / "examples" / "softmax_gelu.mlir")
+    d = iree_dispatches(Path(__file__).parents[2] / "examples" / "softmax_gelu.mlir")
     assert len(d) == 2   # x + bias, then softmax fused with its GELU epilogue
     assert sum(x.hbm_bytes for x in d) == 2 * (64 * 1024 * 4) * 2 + 1024 * 4
 

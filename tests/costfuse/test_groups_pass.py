@@ -15,7 +15,7 @@ from costfuse.ir import parse_module, print_module, verify
 from costfuse.launch import KERNEL_ATTR, LAUNCH_ATTR, KernelLaunch
 from costfuse.reference import assert_same_semantics
 
-EXAMPLES = Path(__file__).parents[1] / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 MODELS = {"always": Always, "analytical": Analytical, "threshold": lambda: Threshold(3, 16),
           "inductor": Inductor, "xla": Xla}
 
@@ -117,7 +117,7 @@ def test_launch_attr_roundtrip():
         KernelLaunch("pointwise", 1024, 2, 4)
 
 
-WORKLOADS = Path(__file__).parents[1] / "experiments" / "workloads"
+WORKLOADS = Path(__file__).parents[2] / "experiments" / "workloads"
 
 
 def test_masks_and_biases_are_recomputed_in_the_attention_kernel():
@@ -235,7 +235,7 @@ def test_a_value_only_a_copy_in_another_kernel_reads_is_stored_by_its_kernel():
     of 96 (decisions as taken at full size, by the shipped group heads)."""
     from costfuse.cost_models.learned_groups import LearnedGroups
 
-    path = Path(__file__).parents[1] / "experiments" / "workloads" / "cross_entropy_bwd_32k_f32.mlir"
+    path = Path(__file__).parents[2] / "experiments" / "workloads" / "cross_entropy_bwd_32k_f32.mlir"
     text = path.read_text()
     after, p = grouped(text, LearnedGroups())
     import re
@@ -247,7 +247,7 @@ def test_a_value_only_a_copy_in_another_kernel_reads_is_stored_by_its_kernel():
 def test_groups_output_carries_no_v1_chain_mark():
     """Recomputing an expanding producer (the attention mask) goes through v1's rewrite, which marks what it
     fuses with ``costfuse.chain_length``; kernel groups have no chains, so the mark must not reach the output."""
-    path = Path(__file__).parents[1] / "experiments" / "workloads" / "attention_alibi_f32.mlir"
+    path = Path(__file__).parents[2] / "experiments" / "workloads" / "attention_alibi_f32.mlir"
     after, p = grouped(path.read_text(), Analytical())
     assert p.recomputed and "costfuse.chain_length" not in after
 

@@ -11,7 +11,7 @@ from costfuse.data.dedupe import dedupe_dataset, program_hashes
 from costfuse.data.families import generate
 from costfuse.data.store import params_json, read_dataset, shards, write_shard
 
-SHIPPED = Path(__file__).resolve().parents[1] / "data" / "sm90_v1"
+SHIPPED = Path(__file__).resolve().parents[2] / "data" / "sm90_v1"
 
 
 def prow(family: str, seed: int, kernel_id: str, **kw) -> dict:

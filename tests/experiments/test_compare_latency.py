@@ -24,7 +24,7 @@ from costfuse.cost_models.always import Always
 from costfuse.cost_models.threshold import Threshold
 from costfuse.ir import new_context
 
-REPO = Path(__file__).parents[1]
+REPO = Path(__file__).parents[2]
 ALL = frozenset(range(1, 11))
 
 

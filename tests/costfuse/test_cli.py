@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).parents[1] / "examples" / "softmax_gelu.mlir"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "softmax_gelu.mlir"
 
 
 def opt(*args, stdin=None):

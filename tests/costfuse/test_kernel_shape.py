@@ -11,7 +11,7 @@ from costfuse.launch import KernelLaunch, config_space, heuristic_launch
 from costfuse.unit_reshapes import fold_unit_reshapes
 from helpers.generic_ops import _ID2, _op
 
-EXAMPLES = Path(__file__).parents[1] / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 X, BIAS, ROW = 64 * 1024 * 4, 1024 * 4, 64 * 4
 
 
