@@ -84,12 +84,10 @@ PASS_TESTS = ("tests/costfuse/test_graph.py", "tests/costfuse/test_rewrite.py", 
 # Not tests/costfuse/test_groups_pass.py: it checks numerics through IREE (~100 s), too slow to run per mutant.
 GROUP_TESTS = ("tests/costfuse/test_kernel_shape.py", "tests/costfuse/cost_models/test_peer_models.py",
                "tests/costfuse/test_gathers.py", "tests/costfuse/test_outline_structure.py",
-               "tests/costfuse/cost_models/test_mutants_inductor.py",
-               "tests/costfuse/cost_models/test_mutants_xla_group_time.py", "tests/costfuse/test_mutants_groups.py")
+               "tests/costfuse/cost_models/test_group_time.py", "tests/costfuse/test_groups.py")
 
-# Each lowering stage's own file of tests written for its survivors (by the part of data/lower*.py).
-LOWER_MUTANT_TESTS = {"reduction": ("tests/data/test_mutants_lower_reduction.py",),
-                      "body": ("tests/data/test_mutants_lower_body.py",), "": ("tests/data/test_mutants_lower.py",)}
+# Each lowering stage's own test file besides the shared ones (by the part of data/lower*.py).
+LOWER_OWN_TESTS = {"reduction": ("tests/data/test_lower_reduction.py",), "body": ("tests/data/test_lower_body.py",)}
 
 # In priority order: the small core modules first, then the larger ones, fastest tests first.
 STAGES = (
@@ -101,7 +99,7 @@ STAGES = (
     Stage("analytical", ("costfuse/cost_models/analytical.py",), ("tests/costfuse/cost_models/test_analytical.py",)),
     Stage("estimates", ("costfuse/estimates.py",),
           ("tests/costfuse/test_estimates.py", "tests/featurize/test_liveness.py",
-           "tests/featurize/test_group_features.py", "tests/costfuse/cost_models/test_mutants_xla_group_time.py")),
+           "tests/featurize/test_group_features.py", "tests/costfuse/cost_models/test_group_time.py")),
     Stage("launch", ("costfuse/launch.py",), GROUP_TESTS),
     Stage("rowspace", ("costfuse/rowspace.py",), GROUP_TESTS),
     Stage("kernel", ("costfuse/kernel.py",), GROUP_TESTS),
@@ -109,25 +107,22 @@ STAGES = (
     Stage("unit_reshapes", ("costfuse/unit_reshapes.py",), GROUP_TESTS),
     Stage("store", ("data/store.py", "costfuse/atomic.py"), ("tests/data/test_store.py", "tests/data/test_atomic.py")),
     Stage("featurize", ("featurize/features.py", "featurize/liveness.py"),
-          ("tests/featurize/test_features.py", "tests/featurize/test_liveness.py",
-           "tests/featurize/test_mutants_featurize.py")),
+          ("tests/featurize/test_features.py", "tests/featurize/test_liveness.py")),
     Stage("outline", ("costfuse/outline.py",), GROUP_TESTS),
     Stage("cost_models_peers", ("costfuse/cost_models/inductor.py", "costfuse/cost_models/xla.py",
                                 "costfuse/cost_models/group_time.py"), GROUP_TESTS),
     Stage("cost_models_learned", ("costfuse/cost_models/learned.py", "costfuse/cost_models/forest.py",
                                   "costfuse/cost_models/bundle.py", "costfuse/cost_models/registry.py"),
           ("tests/costfuse/cost_models/test_learned.py", "tests/costfuse/cost_models/test_bundle.py",
-           "tests/costfuse/cost_models/test_mutants_learned.py")),
+           "tests/costfuse/cost_models/test_learned_groups.py")),
     Stage("lower_kernel", ("data/lower_kernel.py",),
-          ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py",
-           "tests/data/test_mutants_lower_kernel.py")),
+          ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py")),
     # One stage per file: a surviving lowering mutant reruns every IREE comparison (~100 s), so these
     # stages run for hours; split, each file's verdicts land in the report as soon as its stage ends.
     *(Stage(f"lower_{part}" if part else "lower", (f"data/lower{'_' + part if part else ''}.py",),
-            ("tests/data/test_lower.py", "tests/data/test_lower_gather.py", *LOWER_MUTANT_TESTS.get(part, ())))
+            ("tests/data/test_lower.py", "tests/data/test_lower_gather.py", *LOWER_OWN_TESTS.get(part, ())))
       for part in ("reduction", "body", "")),
-    Stage("compile", ("data/compile.py",), ("tests/data/test_compile.py", "tests/data/test_cli_compile.py",
-                                            "tests/data/test_mutants_compile.py")),
+    Stage("compile", ("data/compile.py",), ("tests/data/test_compile.py", "tests/data/test_cli_compile.py")),
 )
 
 

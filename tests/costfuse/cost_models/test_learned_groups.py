@@ -14,14 +14,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-from costfuse.featurize.group_features import GROUP_COLUMNS, group_static
-from helpers.group_data import kernel_shape
-from helpers.group_modules import softmax
 
 from costfuse.cli import main
+from costfuse.cost_models import learned_groups
 from costfuse.cost_models.analytical import Analytical
+from costfuse.cost_models.bundle import Bundle
 from costfuse.cost_models.learned_groups import FALLBACK, LearnedGroups
+from costfuse.featurize.group_features import GROUP_COLUMNS, group_static
 from costfuse.launch import config_space
+from helpers.group_data import kernel_shape
+from helpers.group_modules import softmax
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
 
@@ -153,3 +155,63 @@ def test_the_learned_policy_keeps_the_numbers(bundle):
     verify(module)
     assert p.kernels and model.group_fallbacks[0] > 0
     assert_same_semantics(before, print_module(module), "main", seed=3)
+
+
+# ---------------------------------------------------------------------------
+# Loading the group heads once, refusing another arch's, and the settings best_config passes on.
+
+
+GROUP_CUT = 0.125  # the recall-first decision_threshold the fake group model records
+
+
+@pytest.fixture
+def group_loads(monkeypatch):
+    """``(loads, set_arch)``: ``learned_groups.load_group_heads`` answering the shipped group model with its
+    spill head's ``decision_threshold`` set to :data:`GROUP_CUT` and its ``arch`` to ``set_arch(arch)``
+    (default sm_90); ``loads`` records each call's model argument."""
+    shipped = learned_groups.load_group_heads()
+    heads_meta = {**shipped.metadata["heads"],
+                  "spill": {**shipped.metadata["heads"]["spill"], "decision_threshold": GROUP_CUT}}
+    loads, arch = [], ["sm_90"]
+
+    def load(model=""):
+        loads.append(model)
+        return Bundle({**shipped.metadata, "heads": heads_meta, "arch": arch[0]}, shipped.heads)
+
+    monkeypatch.setattr(learned_groups, "load_group_heads", load)
+    return loads, lambda a: arch.__setitem__(0, a)
+
+
+def test_group_heads_load_once_from_the_group_model(group_loads):
+    loads, _ = group_loads
+    m = LearnedGroups(group_model="my/groups")
+    heads = m.heads
+    assert isinstance(heads, learned_groups.GroupHeads) and heads.bundle.metadata["arch"] == "sm_90"
+    assert m.heads is heads and loads == ["my/groups"]
+    recall = LearnedGroups(spill_cut="recall").heads  # the cut the policy decides at is the option's
+    assert (recall.spill_cut, recall.threshold) == ("recall", GROUP_CUT)
+
+
+@pytest.mark.parametrize("group_model, named", [("", "costfuse/models/groups"), ("my/groups", "my/groups")])
+def test_group_heads_of_another_arch_are_refused(group_loads, group_model, named):
+    _, set_arch = group_loads
+    set_arch("sm_80")
+    meta = learned_groups.load_group_heads().metadata
+    versions = f"triton {meta['triton_version']}, ptxas {meta['ptxas_version']}"
+    with pytest.raises(ValueError) as err:
+        LearnedGroups(group_model=group_model).heads  # noqa: B018
+    assert str(err.value) == (f"group model {named}: trained on sm_80 labels ({versions}), but the target is sm_90; "
+                              "pass --allow-arch-mismatch to use it anyway")
+    assert LearnedGroups(group_model=group_model, allow_arch_mismatch=True).heads.bundle.metadata["arch"] == "sm_80"
+
+
+def test_best_config_asks_learned_groups_with_the_models_own_settings(group_loads, monkeypatch):
+    m = LearnedGroups(spill_budget=16.0)
+    calls = []
+    monkeypatch.setattr(learned_groups, "best_config", lambda *args: calls.append(args) or "the estimate")
+    shape = object()
+    assert m.best_config(shape) == "the estimate"
+    assert len(calls) == 1
+    heads, got_shape, target, budget, fallback = calls[0]
+    assert heads is m.heads and got_shape is shape and target is m._target
+    assert budget == 16.0 and fallback is m.fallback and isinstance(m.fallback, Analytical)

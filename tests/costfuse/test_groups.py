@@ -1,16 +1,18 @@
-"""Kernel-group formation decided step by step, with a cost model whose answers each test sets (issue #15).
+"""Kernel-group formation (``costfuse/groups.py``) decided step by step, with a cost model whose answers
+each test sets.
 
-Mutation testing (``experiments/mutation.py groups``) showed that the group tests check
-formation only through whole programs and real models: they see the kernels that come out,
-rarely the decisions on the way, and no selected test reached a recomputed producer.  So a
-wrong version bump, a copy left out of a merge, a stale candidate taken, or a lone generic's
-config went unnoticed.  Here :class:`Scripted` answers every question formation asks from
-tables the test writes (which merged kernel to accept, which copy to make, which kernel has
-no config), names each kernel it prices by what it computes and stores (``g1+g3 stores g3``),
-and records every question it is asked, so each test states exactly the decisions, the
-questions and the kernels that docs/groups.md ("Stored or recomputed") and the priority
-rule (highest priority first, ties in program order, stale candidates dropped) imply.
-Programs are small elementwise generics on ``tensor<4x8xf32>`` unless a test says otherwise.
+:class:`Scripted` answers every question formation asks from tables the test
+writes (which merged kernel to accept, which copy to make, which kernel has no
+config), names each kernel it prices by what it computes and stores
+(``g1+g3 stores g3``), and records every question it is asked, so each test
+states exactly the decisions, the questions and the kernels that docs/groups.md
+("Stored or recomputed") and the priority rule (highest priority first, ties in
+program order, stale candidates dropped) imply.  Whole programs under real
+models (tests/costfuse/test_groups_pass.py) show the kernels that come out,
+rarely the decisions on the way: a wrong version bump, a copy left out of a
+merge, a stale candidate taken or a lone generic's config went unnoticed there
+(issue #15).  Programs are small elementwise generics on ``tensor<4x8xf32>``
+unless a test says otherwise.
 """
 
 from __future__ import annotations
@@ -21,18 +23,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import pytest
-from costfuse.data.mlir_text import Program, amap, ident, tensor
 from iree.compiler import ir
-from helpers.generic_ops import _ID2, _op
-from helpers.peer_kernels import _fill
 
 from costfuse.cost_models.always import Always
+from costfuse.data.mlir_text import Program, amap, ident, tensor
 from costfuse.graph import function_blocks, generics_in
 from costfuse.groups import form_groups, label
 from costfuse.ir import parse_module
 from costfuse.kernel import tensor_bytes as _tensor_bytes
 from costfuse.launch import KernelLaunch, heuristic_launch
 from costfuse.policy import GroupEstimate, GroupPolicy, MergeVerdict
+from helpers.generic_ops import _ID2, _op
+from helpers.peer_kernels import _fill
 
 X = tensor((4, 8), "f32")
 ROW = amap(2, "d0")

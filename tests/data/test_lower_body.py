@@ -1,24 +1,24 @@
-"""Gathers and refusals of the body emitter (``data/lower_body.py``) that the lowering tests did not pin
-down (issue #15: survivors of mutation testing).
+"""The body emitter (``data/lower_body.py``): gathers, casts, constants, narrow-float rounding, refusals.
 
 A gather's offset is ``sum(index_k * stride_k)`` with row-major strides: only a rank-3 tensor tells a
 wrong stride product apart, and only a dimension of size 2 a stride of 2 written as 1.  A 0-d tensor
-is one scalar, loaded once and broadcast.  A refusal names the op and says why, exactly.
+is one scalar, loaded once and broadcast.  A refusal names the op and says why.  The lowering's
+numerical tests (test_lower.py) run whole generics; these pin what they did not (issue #15).
 """
 
 from __future__ import annotations
 
-import helpers.kernel_cases as kc
 import numpy as np
 import pytest
-from helpers.lowering_cases import refusal_of, tensor
 
+import helpers.kernel_cases as kc
 from costfuse.data.dtypes import ELEM_TYPES
 from costfuse.data.interpret import run_interpreted
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.data.lower import UnsupportedOp, generics_of, lower_generic
 from costfuse.data.lower_body import BodyEmitter, Val
 from costfuse.ir import parse_module
+from helpers.lowering_cases import refusal_of, tensor
 
 M = 6
 

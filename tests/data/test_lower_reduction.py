@@ -1,33 +1,29 @@
-"""data.lower_reduction: what mutation testing (experiments/mutation.py) found unchecked.
+"""Reductions in the lowering (``data/lower_reduction.py``): what is refused and why, and the numbers.
 
-No test had a reduction whose reduced value is computed from an accumulator, so
-``depends_on`` (the search the lowering refuses such a reduction with) was never
-asked a question whose answer is yes, nor one where the path to an accumulator
-passes a value it has already seen, nor one on a body that reuses every value
-(where a search without memory is exponential).  These tests ask it directly
-and read the :class:`UnsupportedOp` the lowering raises, without running anything.
+``depends_on`` (the search the lowering refuses a reduced value computed from an
+accumulator with) is asked questions whose answer is yes, ones where the path
+to an accumulator passes a value it has already seen, and one on a body that
+reuses every value (where a search without memory is exponential); these tests
+ask it directly and read the :class:`UnsupportedOp` the lowering raises,
+without running anything.
 
-Then what test_lower.py's random and hand-picked generics miss: the exact
-refusal of every body that is neither a plain reduction nor torch's arg-max
-pair (tests asserted only a word of most reasons), the slots and skipped ops
-of a generic with several reductions (an arg-max, a sum, an arg-min listed
-index first) and its numbers in both kernel modes, integer max/min over rows
-at the type's extremes (where a wrong identity wins in the masked lanes), and
-an f16/bf16 sum that a later member of the same kernel reads (the value must be
-rounded back from the f32 accumulator: a store rounds anyway, so only a fused
-kernel shows it).
+Then what test_lower.py's random and hand-picked generics miss: the refusal of
+every body that is neither a plain reduction nor torch's arg-max pair, the slots
+and skipped ops of a generic with several reductions (an arg-max, a sum, an
+arg-min listed index first) and its numbers in both kernel modes, integer
+max/min over rows at the type's extremes (where a wrong identity wins in the
+masked lanes), and an f16/bf16 sum that a later member of the same kernel reads
+(the value must be rounded back from the f32 accumulator: a store rounds
+anyway, so only a fused kernel shows it).
 """
 
 from __future__ import annotations
 
-import helpers.kernel_cases as kc
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers.lowering_cases import Operand, generic_module, ident, row_reduction
-from helpers.lower_checks import MASKED_TAILS, _arg_body, _unsupported, check, only_generic
-from helpers.kernel_functions import kernel_function
 
+import helpers.kernel_cases as kc
 from costfuse.data.interpret import run_interpreted
 from costfuse.data.launch_config import LaunchConfig
 from costfuse.data.lower import UnsupportedOp, lower_generic
@@ -35,6 +31,9 @@ from costfuse.data.lower_body import Val
 from costfuse.data.lower_kernel import lower_kernel
 from costfuse.data.lower_reduction import ReductionSlot, depends_on, emit_reductions, match_reductions
 from costfuse.launch import KernelLaunch
+from helpers.kernel_functions import kernel_function
+from helpers.lower_checks import MASKED_TAILS, _arg_body, _unsupported, check, only_generic
+from helpers.lowering_cases import Operand, generic_module, ident, row_reduction
 
 X = Operand((4, 8), "f32", ident(2))
 ROW = Operand((4,), "f32", "d0")
