@@ -10,7 +10,7 @@ EXAMPLE = Path(__file__).parents[2] / "examples" / "softmax_gelu.mlir"
 
 
 def opt(*args, stdin=None):
-    # These tests pin v1's behaviour (--fusion elementwise); tests/test_groups_pass.py covers groups.
+    # These tests pin v1's behaviour (--fusion elementwise); tests/costfuse/test_groups_pass.py covers groups.
     cmd = [sys.executable, "-c", "import sys; from costfuse.cli import opt_main; sys.exit(opt_main())",
            "--fusion", "elementwise", *args]
     return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=120)

@@ -1,7 +1,7 @@
 """The outlined IR, op by op: kernel signatures, what a kernel clones and what the caller passes,
 the order of the calls, names (docs/groups.md, "The kernel function"; costfuse/outline.py).
 
-tests/test_groups_pass.py checks that outlined modules keep their numbers, through IREE (slow).
+tests/costfuse/test_groups_pass.py checks that outlined modules keep their numbers, through IREE (slow).
 These tests are fast and structural: each program is outlined by the pass as it runs (or, where
 a partition formation reached in a regression is needed, by :func:`outline` on that partition),
 and the result is compared with what the contract says, written out by hand.  Ops are written
@@ -55,7 +55,7 @@ def _row_sum(res: str, src: str) -> str:
 
 
 # A per-row sum sent through a reshape round trip that the pass keeps (it splits a real dim), so
-# that whatever reads ``%b`` cannot join the sum's kernel without a cycle (tests/test_groups_pass.py).
+# that whatever reads ``%b`` cannot join the sum's kernel without a cycle (tests/costfuse/test_groups_pass.py).
 _ROUND_TRIP = """\
   %a = tensor.expand_shape %s [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
   %b = tensor.collapse_shape %a [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
@@ -270,7 +270,7 @@ def test_a_kernel_that_gathers_from_another_kernels_result_is_called_after_it():
 def test_kernels_that_form_a_cycle_are_refused_with_the_reason():
     """``a`` feeds ``b`` directly and through a reshape pair that stays in the caller: one kernel of
     ``a`` and ``b`` would need its own output before its call.  Formation refuses that merge
-    (tests/test_groups_pass.py); ``outline`` given it says so instead of writing a broken caller."""
+    (tests/costfuse/test_groups_pass.py); ``outline`` given it says so instead of writing a broken caller."""
     text = MAPS + f"""
 func.func @main(%x: {X}) -> {X} {{
   %e = tensor.empty() : {X}
@@ -511,7 +511,7 @@ func.func @main(%x: {X}, %w: {X}) -> {X} {{
 
 
 def test_a_value_only_another_kernels_copy_reads_is_stored_and_passed_from_its_call():
-    """The partition learned formed on cross-entropy backward (tests/test_groups_pass.py): ``y``'s
+    """The partition learned formed on cross-entropy backward (tests/costfuse/test_groups_pass.py): ``y``'s
     kernel recomputes ``b = a*a``, then ``a`` joined ``b``'s own kernel.  There the only use of ``a``
     is ``b``, an op the copy shares, so it looks internal; that kernel must still store ``a`` (and not
     ``b``), and ``y``'s kernel reads ``a`` from its call."""

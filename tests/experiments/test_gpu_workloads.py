@@ -191,7 +191,7 @@ def test_warm_up_visits_every_kernel_and_never_raises(prepared):
 
 def test_gpu_side_constants_are_the_repos():
     """Tolerances copied as plain numbers from costfuse/reference.py; AdamW's non-negative input from
-    tests/test_workloads.py."""
+    tests/experiments/test_workloads.py."""
     names = {"f64": "float64", "f32": "float32", "f16": "float16", "bf16": "bfloat16"}
     assert gpu_run.TOLERANCES == {names[k]: (t.rtol, t.atol) for k, t in TOLERANCES.items()}
     assert gw.NON_NEGATIVE == NON_NEGATIVE

@@ -23,7 +23,7 @@ from costfuse.train.group_baselines import InductorRule, XlaRule
 
 @pytest.fixture(scope="module")
 def v1_dir(tmp_path_factory):
-    """A small v1 dataset (synthetic labels, as tests/test_train.py builds it): reduce and norm programs."""
+    """A small v1 dataset (synthetic labels, as tests/train/test_train.py builds it): reduce and norm programs."""
     from helpers.synthetic_v1 import write_synthetic_dataset
 
     d = tmp_path_factory.mktemp("group_train") / "rows_v1"

@@ -87,7 +87,7 @@ def tiny(tmp_path_factory):
     result = run(_tiny_table(), "all", XGBParams(n_estimators=30, max_depth=4, learning_rate=0.3, n_jobs=1),
                  holdout=False, baselines=False, log=lambda m: None)
     root = tmp_path_factory.mktemp("tiny_model")
-    with_latency = model_io.export(result, root / "with_latency", "tests/test_learned.py")
+    with_latency = model_io.export(result, root / "with_latency", "tests/costfuse/cost_models/test_learned.py")
     no_latency = root / "no_latency"
     shutil.copytree(with_latency, no_latency)
     meta = json.loads((no_latency / "metadata.json").read_text())
