@@ -255,7 +255,6 @@ def test_parallel_pool_matches_serial(cache_root):
 # rare paths (a worker that dies, a compile that reaches its deadline) run against stub workers on
 # pipes, with a fake clock where the deadline matters.
 
-
 MEM = 3 << 30
 
 
@@ -309,11 +308,7 @@ def _spies(mp: pytest.MonkeyPatch) -> SimpleNamespace:
 
 
 BROKEN = _kernel(SMALL).source.replace("tl.program_id(0)", "tl.no_such_function(0)")
-
-
 LONG = "x" * 5000
-
-
 FAILING = {  # kernel file -> the worker's `error`
     "memory": ("raise MemoryError", "memory cap exceeded (MemoryError in the compiler)"),
     "bad_alloc": ("raise RuntimeError('std::bad_alloc')", "memory cap exceeded: RuntimeError: std::bad_alloc"),
@@ -541,13 +536,8 @@ def test_result_from_dict_ignores_cubin_and_cached():
     r = CompileResult("abc", "sm_90", "ok", regs=32)
     assert CompileResult.from_dict({**r.to_dict(), "cubin": b"\x7fELF", "cached": True}) == r
 
-
 EIFMT_HVAL, EIFMT_SVAL = 3, 4
-
-
 SECTIONS = (b".shstrtab", b".strtab", b".symtab", b".nv.info")  # indices 1..4 after the null section
-
-
 NSEC = len(SECTIONS) + 1
 
 
@@ -830,8 +820,6 @@ def test_kernel_id_reproduces_the_shipped_datasets_ids(monkeypatch):
 
 
 DIE, HANG = "die", "hang"
-
-
 OK_REPLY = {"status": "ok", "shared": 0, "compile_s": 0.25, "log": LOG_SM90}
 
 

@@ -254,13 +254,8 @@ def test_outlined_examples_lower_and_match_iree(example, kdir):
 # reads, a store masked wider than its tile) and the errors for what the lowering refuses.  These tests
 # read the generated source and the UnsupportedOp raised, without running anything.
 
-
 M, N = 6, 100
-
-
 X = ("%x", (M, N), "f32", "d0, d1")
-
-
 LOOPED = KernelLaunch("looped", 2, 32, 2)
 
 
@@ -385,16 +380,12 @@ BOOL_OPERAND = kc.kernel_function(
     kc._fill("%t", (M, N), "i1", "1") + kc._empty("%e", (M, N), "f32")
     + [kc.generic("%y", 2, "pp", [X, ("%t", (M, N), "i1", "d0, d1")], [("%e", (M, N), "f32", "d0, d1")],
                   ["%z = arith.constant 0.0 : f32", "%r = arith.select %a1, %a0, %z : f32", "yield %r"])])
-
-
 BOOL_INIT = kc.kernel_function(
     [("%x", (M, N), "f32")], [("%y", (M, N), "i1")],
     kc._fill("%t", (M, N), "i1", "0")
     + [kc.generic("%y", 2, "pp", [X], [("%t", (M, N), "i1", "d0, d1")],
                   ["%z = arith.constant 0.0 : f32", "%p = arith.cmpf ogt, %a0, %z : f32",
                    "%r = arith.ori %p, %o0 : i1", "yield %r"])])
-
-
 BOOL_BODY = kc.kernel_function(
     [("%x", (M, N), "f32")], [("%y", (M, N), "f32")],
     kc._empty("%e", (M, N), "f32")
@@ -479,10 +470,7 @@ def test_a_fill_read_as_an_operand_is_a_one_element_constant_of_its_type(mode, u
     lines = _kernel_lines(lower_kernel(kernel_function(FILL_OPERAND), launch).source)
     assert lines[-3:-1] == [f"    t2 = tl.full({unit}, 0.5, tl.float32)", "    t3 = t1 + t2"]
 
-
 B = ("%b", (M,), "f32", "d0")
-
-
 SUM_XB = ["%p = arith.mulf %a0, %a1 : f32", "%r = arith.addf %p, %o0 : f32", "yield %r"]
 
 

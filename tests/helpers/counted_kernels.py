@@ -6,13 +6,8 @@ from costfuse.data.mlir_text import Program, ident, tensor
 from helpers.peer_kernels import Kernels, _fill, chain, softmax
 from costfuse.targets import get_target
 
-
 SM90 = get_target("sm_90")
-
-
 BW, PEAK, LAUNCH, WAVE = 4.8e12, 67e12, 1e-6, 0.1e-6     # targets.py's sm_90 row; group_time.WAVE_S
-
-
 ROW = "affine_map<(d0, d1) -> (d0)>"
 
 
@@ -58,7 +53,6 @@ IOTA = """func.func @main() -> tensor<64x32xf32> {
 }
 """
 
-
 # x + float(i) with i an index tensor: index has no bit width in MLIR's type
 # API and counts as 64 bits (8-byte elements, 2 registers per value).  3 flops per element.
 INDEX_INPUT = """func.func @main(%x: tensor<64x8xf32>, %i: tensor<64x8xindex>) -> tensor<64x8xf32> {
@@ -75,7 +69,6 @@ INDEX_INPUT = """func.func @main(%x: tensor<64x8xf32>, %i: tensor<64x8xindex>) -
   return %y : tensor<64x8xf32>
 }
 """
-
 
 KERNELS = {
     # softmax: max (1 flop), exp(x - max) (5), sum (1), divide (2) = 9 flops per element; x and e
@@ -94,8 +87,6 @@ KERNELS = {
 
 
 SOFTMAX_1024_HBM = 2 * 4096 * 1024 * 4                   # x read once, y stored: 33554432
-
-
 SOFTMAX_1024_FLOPS = 9 * 4096 * 1024                     # 37748736
 
 

@@ -56,7 +56,6 @@ class Row:
         return (max(memory / self.util, self.flops / (peak * self.util))
                 + LAUNCH + self.waves * WAVE + self.spill_traffic / BW)
 
-
 ROWS = [
     # ept = 1*1024/(32*4) = 8 elements per thread, 2 live values: 24 + 16 = 40 regs; 65536/(40*128) = 12.8
     # -> 12 blocks (< 16 by warps); 4096 programs / (12*132 = 1584) -> 3 waves; 1584*4/132 = 48 warps >= 16

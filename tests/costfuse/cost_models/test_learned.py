@@ -427,7 +427,6 @@ def test_recorded_wide_labels_are_what_ptxas_says(tmp_path, monkeypatch):
 # analytical model's roofline).  registry.py's other tests go through a subprocess or MLflow's registry
 # (slow).
 
-
 REGISTRY_ENV = ("MLFLOW_TRACKING_URI", "MLFLOW_DISABLE_TELEMETRY", "DO_NOT_TRACK")
 
 

@@ -160,7 +160,6 @@ def test_the_learned_policy_keeps_the_numbers(bundle):
 # ---------------------------------------------------------------------------
 # Loading the group heads once, refusing another arch's, and the settings best_config passes on.
 
-
 GROUP_CUT = 0.125  # the recall-first decision_threshold the fake group model records
 
 

@@ -656,11 +656,7 @@ def _scored(table: dict):
 
 
 PW_A, PW_B = KernelLaunch("pointwise", 1024, 1, 4), KernelLaunch("pointwise", 512, 1, 8)
-
-
 BENCH = "inductor pointwise (autotune_pointwise): benchmark emulated over 2 configs, "
-
-
 FASTEST = "dropped for > 16 spills (stack/4), fastest by our analytical time"
 
 
