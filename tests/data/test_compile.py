@@ -28,6 +28,7 @@ from costfuse.data.compile import (CompilePool, CompileResult, CompileTask, Cubi
                                    ptxas_version, triton_version)
 from costfuse.data.launch_config import LaunchConfig
 from helpers.compile_logs import LOG_SM100, LOG_SM90, SMALL, _kernel
+from helpers.errors import one_line
 from helpers.lowering_cases import Operand, generic_module
 
 
@@ -309,11 +310,11 @@ def _spies(mp: pytest.MonkeyPatch) -> SimpleNamespace:
 
 BROKEN = _kernel(SMALL).source.replace("tl.program_id(0)", "tl.no_such_function(0)")
 LONG = "x" * 5000
-FAILING = {  # kernel file -> the worker's `error`
-    "memory": ("raise MemoryError", "memory cap exceeded (MemoryError in the compiler)"),
-    "bad_alloc": ("raise RuntimeError('std::bad_alloc')", "memory cap exceeded: RuntimeError: std::bad_alloc"),
-    "oom": ("raise RuntimeError('CUDA: Out Of Memory')", "memory cap exceeded: RuntimeError: CUDA: Out Of Memory"),
-    "long": (f"raise RuntimeError('{LONG}')", ("RuntimeError: " + LONG)[:4000]),
+FAILING = {  # kernel file -> what the worker's `error` must say
+    "memory": ("raise MemoryError", ("memory cap exceeded", "MemoryError")),
+    "bad_alloc": ("raise RuntimeError('std::bad_alloc')", ("memory cap exceeded", "std::bad_alloc")),
+    "oom": ("raise RuntimeError('CUDA: Out Of Memory')", ("memory cap exceeded", "CUDA: Out Of Memory")),
+    "long": (f"raise RuntimeError('{LONG}')", ("RuntimeError: ", LONG[:100])),
 }
 
 
@@ -402,10 +403,14 @@ def test_worker_reports_a_compiler_error(session):
 
 
 @pytest.mark.parametrize("name", FAILING)
-def test_worker_error_text(session, name):
-    """A memory failure is named as such (MemoryError, bad_alloc, 'out of memory' in any case); the text is cut at 4000."""
+def test_a_failing_compile_names_a_memory_failure_as_such_and_is_cut_at_4000_characters(session, name):
+    """A memory failure is named as such (MemoryError, bad_alloc, 'out of memory' in any case), with the
+    compiler's own words; any error text is cut at 4000 characters."""
     r = session.replies[name]
-    assert r == {"status": "error", "error": FAILING[name][1], "compile_s": r["compile_s"], "log": ""}
+    assert sorted(r) == ["compile_s", "error", "log", "status"] and (r["status"], r["log"]) == ("error", "")
+    assert all(p in r["error"] for p in FAILING[name][1]) and len(r["error"]) <= 4000, r["error"][:200]
+    if name == "long":
+        assert len(r["error"]) == 4000
     assert 0 < r["compile_s"] <= session.wall[name]
 
 
@@ -449,7 +454,9 @@ def test_parse_ptxas_log_needs_both_lines_and_quotes_the_log_tail():
     log = "ptxas info    : Used 12 registers\n" + "y" * 100 + tail  # no 'bytes stack frame' line
     with pytest.raises(ValueError) as err:
         parse_ptxas_log(log)
-    assert str(err.value) == "ptxas log has no 'Used N registers' / 'bytes stack frame' lines:\n" + tail
+    reason, quoted = str(err.value).split("\n", 1)
+    assert "'Used N registers'" in reason and "'bytes stack frame'" in reason
+    assert quoted == tail                                   # the log's last 2000 characters, no more
 
 
 def test_parse_ptxas_log_without_an_entry_line_has_no_gpu_name():
@@ -483,17 +490,29 @@ def test_ok_reply_adds_the_compilers_shared_memory_to_the_logs():
     assert (r.status, r.regs, r.shared_bytes, r.compile_s, r.ptxas_log) == ("ok", 14, 16 + 128, 0.5, LOG_SM100)
 
 
-def test_pool_start_starts_exactly_jobs_workers(monkeypatch):
-    started = []
+def _worker_processes() -> set[int]:
+    """The compile worker processes this process has running, read from /proc: what a pool really started."""
+    found = set()
+    for proc in Path("/proc").iterdir():
+        try:
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == os.getpid() and b"_worker_entry" in (proc / "cmdline").read_bytes():
+                found.add(int(proc.name))
+        except (OSError, ValueError, IndexError):
+            continue                                         # not a process, or it just ended
+    return found
 
-    class Worker:
-        def wait_ready(self):
-            started.append(self)
 
-    pool = CompilePool(jobs=2, cache=False)
-    monkeypatch.setattr(pool, "_new_worker", Worker)
-    pool.start()
-    assert len(pool._workers) == 2 and started == pool._workers
+def test_a_pool_runs_one_worker_process_per_job_and_closing_it_ends_them(tmp_path, monkeypatch):
+    monkeypatch.setenv("COSTFUSE_CACHE_DIR", str(tmp_path))
+    others = _worker_processes()                             # another test's pool may still be up
+    with CompilePool(jobs=2, cache=False) as pool:
+        pool.start()
+        workers = _worker_processes() - others
+        assert len(workers) == 2
+        pool.start()                                         # started already: no more workers
+        assert _worker_processes() - others == workers
+    assert not workers & _worker_processes()
 
 
 def test_result_cache_files_live_under_root_by_id_prefix(tmp_path, monkeypatch):
@@ -603,14 +622,14 @@ def test_cubin_reader_reads_values_unsigned():
     assert cubin_resource_usage(_cubin(info)) == {"kernel": CubinUsage(40, 2**31 + 16)}
 
 
-def test_cubin_reader_messages():
-    with pytest.raises(ValueError, match=r"^not a cubin: expected a little-endian ELF64 file$"):
+def test_cubin_reader_says_what_is_wrong_with_a_file_that_is_no_usable_cubin():
+    with pytest.raises(ValueError, match=r"^not a cubin: .*little-endian ELF64"):
         cubin_resource_usage(b"\x7fELF\x02\x02" + bytes(58))  # big-endian
     with pytest.raises(ValueError, match=r"^malformed cubin: KeyError: '\.nv\.info'$"):
         cubin_resource_usage(_cubin(USAGE, names=SECTIONS[:3] + (b".nv.other",)))
-    with pytest.raises(ValueError, match=r"^cubin \.nv\.info gives symbol 1 only regs$"):
+    with pytest.raises(ValueError, match=r"^cubin \.nv\.info .*symbol 1 only regs"):
         cubin_resource_usage(_cubin(_attr(EIATTR_REGCOUNT, 1, 40)))
-    with pytest.raises(ValueError, match=r"^cubin \.nv\.info has no EIATTR_REGCOUNT entry$"):
+    with pytest.raises(ValueError, match=r"^cubin \.nv\.info .*no EIATTR_REGCOUNT"):
         cubin_resource_usage(_cubin(_attr(0x12, 1, 5)))
 
 
@@ -715,7 +734,8 @@ def test_a_stopped_worker_that_exits_is_only_cleaned_up(monkeypatch, tmp_path):
     killed = []
     monkeypatch.setattr(os, "killpg", lambda pid, sig: killed.append(pid))
     w.stop()
-    assert sent == [None, "closed"] and w.proc.waits == [5] and not killed
+    assert sent[0] is None and "closed" in sent and not killed   # asked to stop, it did: nothing to kill
+    assert w.proc.waits and None not in w.proc.waits            # never waits without a limit
     assert not os.path.exists(w.triton_cache)
 
 
@@ -725,16 +745,9 @@ def test_a_stopped_worker_still_running_is_killed(monkeypatch, tmp_path):
     killed = []
     monkeypatch.setattr(os, "killpg", lambda pid, sig: killed.append(pid))
     w.stop()
-    assert killed == [w.proc.pid] and w.proc.waits == [5, 30]
+    assert killed == [w.proc.pid]                               # its whole process group, ptxas included
+    assert w.proc.waits and None not in w.proc.waits            # never waits without a limit
     assert not os.path.exists(w.triton_cache)
-
-
-def test_closing_a_pool_stops_every_worker():
-    stopped = []
-    pool = CompilePool(jobs=2)
-    pool._workers = [SimpleNamespace(stop=lambda i=i: stopped.append(i)) for i in range(2)]
-    pool.close()
-    assert stopped == [0, 1] and pool._workers == []
 
 
 def test_a_pool_defaults_to_one_worker_and_the_shared_cache(monkeypatch, tmp_path):
@@ -758,8 +771,7 @@ def test_a_worker_that_never_says_ready_is_killed_after_the_start_timeout(monkey
     monkeypatch.setattr(os, "killpg", lambda pid, sig: killed.append(pid))
     with pytest.raises(RuntimeError) as err:
         w.wait_ready()
-    assert str(err.value) == ("compile worker failed to start (exit code -9); "
-                              "is the memory cap too small to import triton?")
+    one_line(err, "compile worker failed to start", "exit code -9", "memory cap")
     assert err.value.__cause__ is None and err.value.__suppress_context__
     assert waited == [comp.WORKER_START_TIMEOUT_S] and killed == [w.proc.pid] and not w.ready
     assert not os.path.exists(w.triton_cache)
@@ -790,8 +802,7 @@ def test_a_run_served_from_the_cache_starts_no_worker_and_reports_each_result(tm
     cache.put(CompileResult(kernel_id(k.source, k.config, 90), "sm_90", "ok", regs=7))
     cache.put(CompileResult(kernel_id(k.source, k.config, 80), "sm_80", "timeout", timeout_s=60.0))
     pool = CompilePool(jobs=2, timeout_s=30, cache=cache)
-    started, reported = [], []
-    monkeypatch.setattr(pool, "_new_worker", lambda: started.append(1) or SimpleNamespace(task=None, stop=lambda: None))
+    started, reported = _popen_calls(monkeypatch, tmp_path), []
     with pool:
         results = pool.run(tasks, on_result=lambda i, r: reported.append((i, r)))
     assert [(r.arch, r.status, r.regs, r.timeout_s, r.cached) for r in results] == \

@@ -181,8 +181,8 @@ def test_a_body_op_with_two_results_is_refused():
 @pytest.mark.parametrize("line", ["%b = arith.extsi %a0 : i32 to i128", "%b = arith.constant 7 : i128"])
 def test_a_body_value_of_an_unsupported_type_is_refused_naming_its_op(line):
     err = _refusal([line, "%t = arith.trunci %b : i128 to i32", "yield %t"])
-    assert (err.op, err.reason) == (line.split()[2], f"element type i128 is not supported (supported: "
-                                                     f"{', '.join(ELEM_TYPES)})")
+    assert err.op == line.split()[2] and "element type i128 is not supported" in err.reason
+    assert all(t in err.reason for t in ELEM_TYPES), err.reason      # and it lists what is
 
 
 def _power(n: int, dtype: str, op: str = "math.fpowi") -> str:
@@ -372,8 +372,8 @@ def test_a_captured_constant_of_an_unsupported_type_is_refused_as_captured():
     with pytest.raises(UnsupportedOp) as err:
         lower_generic(g)
     assert err.value.op == "arith.constant (captured)"
-    assert err.value.reason == f"element type i128 is not supported (supported: {', '.join(ELEM_TYPES)})"
-    assert ", f32, " in err.value.reason
+    assert "element type i128 is not supported" in err.value.reason
+    assert all(t in err.value.reason for t in ELEM_TYPES), err.value.reason
 
 
 def test_trunci_to_i1_keeps_the_low_bit(kdir):

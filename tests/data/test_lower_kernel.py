@@ -24,6 +24,7 @@ from costfuse.data.verify_kernel import verify_kernel
 from costfuse.ir import parse_module
 from costfuse.kernel import analyze_kernel
 from costfuse.launch import KernelLaunch, config_space, heuristic_launch
+from helpers.errors import one_line
 from helpers.kernel_functions import KERNELS, kernel_function, shape_of
 
 POINTWISE = {"pointwise_f16"}
@@ -603,8 +604,7 @@ def test_a_pointwise_launch_of_a_row_kernel_is_refused_naming_the_launch():
     launch = KernelLaunch("pointwise", 128, 1, 2)
     with pytest.raises(ValueError) as err:
         lower_kernel(kernel_function(KERNELS["softmax"]), launch)
-    assert str(err.value) == ("@k: costfuse.launch pointwise x128 r1 w2 is pointwise, but the kernel has "
-                              "reductions or per-row members")
+    one_line(err, "@k: ", "pointwise x128 r1 w2", "reductions or per-row members")
 
 
 def test_a_kernel_file_says_where_it_came_from_and_how_outputs_are_passed():

@@ -14,6 +14,7 @@ from costfuse.featurize.features import (FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
                                          analyze_text, bytes_saved_exact, features, find_generic, launch_params,
                                          op_class)
 from costfuse.ir import new_context, parse_module
+from helpers.errors import one_line
 
 MIXED = """
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -366,12 +367,12 @@ def test_unparsable_ir_message_names_the_parse_error_and_where():
     """MLIR's first line is always 'Unable to parse module assembly:': the reason and place follow it."""
     with pytest.raises(FeatureError) as err:
         analyze_text(BAD, new_context())
-    assert str(err.value) == "unparsable IR: <ir>:1:14: expected non-function type"
+    one_line(err, "unparsable IR: ", "<ir>:1:14", "expected non-function type")
 
 
 def test_every_parse_diagnostic_is_in_the_message():
     """Undeclared values are reported one per use, all at the end of the parse: each one is kept."""
     with pytest.raises(FeatureError) as err:
         analyze_text("func.func @f() { %0 = arith.addf %a, %b : f32\n return }", new_context())
-    assert str(err.value) == ("unparsable IR: <ir>:1:34: use of undeclared SSA value name; "
-                              "<ir>:1:38: use of undeclared SSA value name")
+    message = one_line(err, "unparsable IR: ", "<ir>:1:34", "<ir>:1:38")
+    assert message.count("use of undeclared SSA value name") == 2

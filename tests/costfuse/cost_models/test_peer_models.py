@@ -312,8 +312,7 @@ def test_xla_tile_of_exactly_the_register_bound_fits(sm_4x):
 def test_xla_best_config_says_how_many_tiles_it_compared():
     _k, shape = _kernel("softmax 4096x1024")
     est = Xla().best_config(shape)          # tiles of 1..16 rows of 1024 fit 26214.4 (32 x 1024 do not)
-    assert est.reason == ("xla: fastest of 5 tiles <= 26214 elements by our analytical time, "
-                          "warps by tile size")
+    assert "fastest of 5 tiles <= 26214 elements" in est.reason, est.reason
     assert est.xla_time_s == pytest.approx(xla_time(shape, "persistent", SM90), rel=1e-12)
 
 
@@ -683,13 +682,14 @@ def test_inductor_benchmark_includes_the_halved_copy(monkeypatch):
     _, shape = whole(softmax(4096, 2048))
     est = Inductor().best_config(shape)
     assert est.launch == looped(2, 1024, 16)
-    assert est.reason == ("inductor looped (N=2048 > 1024) + RBLOCK halved for occupancy: benchmark emulated over "
-                          "2 configs, 0 dropped for > 16 spills (stack/4), fastest by our analytical time")
+    assert all(p in est.reason for p in ("looped (N=2048 > 1024)", "RBLOCK halved", "over 2 configs", "0 dropped")), \
+        est.reason
 
 
-def test_inductor_one_config_reason_is_exact():
+def test_inductor_persistent_reason_names_its_rule_and_its_one_config():
     _, shape = whole(softmax(4096, 512))
-    assert Inductor().best_config(shape).reason == "inductor persistent (N=512 <= 1024, INNER hint): its one config"
+    reason = Inductor().best_config(shape).reason
+    assert all(p in reason for p in ("persistent", "N=512 <= 1024", "one config")), reason
 
 
 # --- I6, I7: merges, recomputation and v1 edges --------------------------------------------------
@@ -721,7 +721,7 @@ def _hbm_est(hbm: int) -> GroupEstimate:
     (2, 3, (80, 90), MergeVerdict(True, 0.0, "inductor inlines the producer: "
                                              "2 users, 2 reads <= 4 and 6 ops <= 30: recomputed in each user")),
 ])
-def test_inductor_recompute_verdict(n_inputs, extra_ops, after, expected):
+def test_inductor_recomputes_a_producer_within_realize_on_reuse_limits(n_inputs, extra_ops, after, expected):
     k = Kernels(multi_use(n_inputs, extra_ops))
     a_after, b_after = after
     v = Inductor().recompute_verdict(_hbm_est(100), _hbm_est(50), None if a_after is None else _hbm_est(a_after), _hbm_est(b_after),
@@ -737,7 +737,7 @@ def _candidate(k: Kernels, producer: int, fused: int, length: int) -> FusionCand
     return FusionCandidate(k.ops[producer], op, op)
 
 
-def test_inductor_decide_on_v1_edges():
+def test_inductor_v1_edges_fuse_up_to_64_and_store_a_producer_read_more_than_4_times():
     k = Kernels(chain(2))
     assert Inductor().decide(_candidate(k, 0, 1, 64)) == Decision(
         True, "chain length 64 <= 64; producer 1 user: inlined", {"chain_length": 64})
