@@ -1,4 +1,5 @@
-"""Modules and fusion candidates built for the analytical model's tests, also read by the learned and group-time tests."""
+"""Modules and v1 fusion candidates built for the analytical model's tests; the learned model's and the
+peer models' tests decide the same candidates."""
 
 from __future__ import annotations
 
@@ -84,6 +85,8 @@ def candidate(text: str):
 
 # --- the roofline -----------------------------------------------------------------
 def _f(**kw):
+    """A v1 feature row of a 1 Mi-element f32 kernel (one add per element, 16 live registers), ``kw`` overriding
+    any feature: the roofline tests vary one term at a time from it."""
     base = dict(numel=1 << 20, bytes_total=8 << 20, compute_dtype_bits=32, n_add_mul=1, n_compare_select=0,
                 n_cast=0, n_div_sqrt=0, n_transcendental=0, live_regs_est=16, num_warps=4, grid_size=1024,
                 reduction_iters=1)

@@ -26,6 +26,7 @@ ptxas-blackwell info    : Used 14 registers, used 1 barriers, 16 bytes smem
 
 
 def _kernel(text: str, config: LaunchConfig | None = None):
+    """The Triton kernel of the one generic in ``text`` (at ``config``, else the heuristic's), ready to compile."""
     module = parse_module(text)
     (g,) = generics_of(module)
     return lower_generic(g, config)

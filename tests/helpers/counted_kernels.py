@@ -1,10 +1,14 @@
-"""Kernels whose bytes, flops and live values are easy to count by hand, with sm_90's figures: the analytical config time's tests and the xla model's derive their expected values from them."""
+"""Kernels whose bytes, flops and live values are easy to count by hand, with sm_90's figures.
+
+The analytical config time's tests and the xla model's derive their expected values from these, so
+both files must see the same kernels.
+"""
 
 from __future__ import annotations
 
 from costfuse.data.mlir_text import Program, ident, tensor
-from helpers.peer_kernels import Kernels, _fill, chain, softmax
 from costfuse.targets import get_target
+from helpers.peer_kernels import _fill, chain, softmax, whole
 
 SM90 = get_target("sm_90")
 BW, PEAK, LAUNCH, WAVE = 4.8e12, 67e12, 1e-6, 0.1e-6     # targets.py's sm_90 row; group_time.WAVE_S
@@ -91,5 +95,5 @@ SOFTMAX_1024_FLOPS = 9 * 4096 * 1024                     # 37748736
 
 
 def _kernel(name: str):
-    k = Kernels(KERNELS[name]())
-    return k, k.shape()
+    """``(Kernels, the shape of all its members as one kernel)`` for the kernel named in :data:`KERNELS`."""
+    return whole(KERNELS[name]())

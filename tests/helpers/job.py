@@ -17,6 +17,8 @@ LABELS = ["kernel_id", "program_id", "group", "xblock", "rblock", "num_warps", "
 
 
 def generate(out: Path, cache: Path, extra=(), wait=True):
+    """``costfuse-data generate`` on a small spec (:data:`ARGS` plus ``extra``) into ``out``, with its compile
+    cache in ``cache``: its output once it exits 0, or the running process (``wait=False``) for a kill."""
     env = {**os.environ, "COSTFUSE_CACHE_DIR": str(cache)}
     cmd = [sys.executable, "-m", "costfuse.data.cli", "generate", "--out", str(out), *ARGS, *extra]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

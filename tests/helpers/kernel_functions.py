@@ -36,4 +36,5 @@ def kernel_function(text: str):
 
 
 def shape_of(text: str):
+    """The kernel shape (row space, passes, bytes) formation computes for the kernel function in ``text``."""
     return analyze_kernel(kernel_members(kernel_function(text)))

@@ -34,6 +34,7 @@ MASKED_TAILS = [(37, None), (37, LaunchConfig(2, 16, 2)), (5000, None)]  # persi
 
 
 def _unsupported(text: str) -> UnsupportedOp:
+    """The :class:`UnsupportedOp` lowering the one generic of ``text`` raises (the test fails if none)."""
     module, g = only_generic(text)
     with pytest.raises(UnsupportedOp) as info:
         lower_generic(g)

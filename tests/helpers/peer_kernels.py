@@ -1,4 +1,5 @@
-"""Kernel-group programs and a formation harness for the peer-model (inductor, xla), group-time and formation tests."""
+"""Kernel-group programs and a harness that prices their groups, shared by the peer models' (inductor, xla),
+the group time's and formation's tests."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ def softmax(rows: int, n: int) -> str:
 
 
 def _fill(p: Program, rty: str, value: str) -> str:
+    """A ``linalg.fill`` of ``value`` into a new ``rty`` tensor (a reduction's init), as torch-mlir writes it."""
     c, e, f = p.fresh(), p.fresh(), p.fresh()
     p.raw(f"{c} = arith.constant {value} : f32")
     p.raw(f"{e} = tensor.empty() : {rty}")
@@ -109,5 +111,6 @@ class Kernels:
 
 
 def whole(text: str):
+    """``(Kernels, the shape of every generic of ``text`` fused into one kernel)``."""
     k = Kernels(text)
     return k, k.shape()

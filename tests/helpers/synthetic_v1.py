@@ -1,4 +1,7 @@
-"""A v1 dataset with synthetic labels, for the trainer, group-trainer and MLflow-server tests (fake labels belong in tests only)."""
+"""A v1 dataset with synthetic labels, for the trainer's, the group trainer's and the MLflow server's tests.
+
+Fake labels belong in tests only: a model trained on them means nothing.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +33,8 @@ def synthetic_labels(f: dict[str, float], rng: random.Random) -> tuple[int, int]
 
 
 def _configs(static: dict[str, float]) -> list[LaunchConfig]:
+    """The heuristic config and up to two neighbours (4x the rows; a quarter of the warps), so a group has
+    several labelled rows, as the dataset job samples them."""
     base = heuristic_config(int(static["xnumel"]), int(static["rnumel"]))
     out = [base]
     for x, w in ((base.XBLOCK * 4, base.num_warps), (base.XBLOCK, max(1, base.num_warps // 4))):
