@@ -63,6 +63,11 @@ def test_rerun_is_a_no_op(clean_run, tmp_path):
     assert sorted(p.name for p in directory.glob("*.parquet")) == before
 
 
+# Slow (a second labelled run, about 16 s on 2 idle cores and three times that on busy ones); the default
+# suite keeps resuming without a duplicate or a lost row in process (test_a_kernel_shared_by_two_programs_is_
+# stored_once here, test_run_local_writes_v2_shards_and_resumes in test_group_job.py) and a killed write
+# leaving the old file whole (test_atomic.py).
+@pytest.mark.slow
 def test_killed_run_resumes_with_no_duplicate_and_no_lost_row(clean_run, tmp_path):
     clean, _ = clean_run
     out = tmp_path / "ds"
