@@ -30,7 +30,7 @@ from costfuse.targets import TARGETS
 __all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "main", "opt_main"]
 
 # One help line per cost-model field (the option it becomes), choices where the field has a fixed set,
-# and the words for a default that is empty.  tests/test_cli_conventions.py checks every field has one.
+# and the words for a default that is empty.  tests/costfuse/test_cli_conventions.py checks every field has one.
 FIELD_HELP = {
     "max_chain_length": "most original generics one fused op may merge",
     "max_body_ops": "most ops in a fused body",

@@ -11,7 +11,7 @@ The question is asked per generic, of the lowering of that generic as a
 kernel of its own (``data.lowering.generic.lower_generic``): the body ops, reduction
 combiners, element types and sizes it can express are the ones a kernel
 function's lowering can (they share :mod:`data.lower_body` and
-:mod:`data.lower_reduction`).  ``tests/test_pass_lowers.py`` checks that every
+:mod:`data.lower_reduction`).  ``tests/costfuse/test_pass_lowers.py`` checks that every
 kernel the pass emits on generated inputs lowers and compiles.
 """
 

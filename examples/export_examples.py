@@ -3,7 +3,7 @@
 Runs ``costfuse import-torch`` (in-process, via :func:`costfuse.torch_import.cli`)
 for each factory in ``torch_blocks.CHECKED_IN`` with the shapes from
 ``torch_blocks.EXAMPLE_SHAPES``, writing ``examples/<factory>.mlir``.  The
-output is deterministic (seed 0), so ``tests/test_torch_import.py`` can check
+output is deterministic (seed 0), so ``tests/costfuse/test_torch_import.py`` can check
 that the files are up to date.
 """
 

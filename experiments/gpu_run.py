@@ -49,7 +49,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 
 # costfuse/reference.py TOLERANCES as (rtol, atol), by torch dtype name: copied as plain numbers, since this
-# module imports nothing of CostFuse (tests/test_gpu_workloads.py holds them equal).  Integers and bool: exact.
+# module imports nothing of CostFuse (tests/experiments/test_gpu_workloads.py holds them equal).  Integers and
+# bool: exact.
 TOLERANCES = {"float64": (1e-10, 1e-12), "float32": (1e-5, 1e-5), "float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2)}
 SEED = 0
 EAGER, COMPILE = "eager", "torch.compile"

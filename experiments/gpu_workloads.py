@@ -41,7 +41,7 @@ import gpu_run  # noqa: E402
 
 BLOCKS = "experiments/workloads/blocks.py"
 # Inputs that are non-negative by construction, by workload stem (AdamW's exp_avg_sq): as
-# tests/test_workloads.py's NON_NEGATIVE, which the tests hold equal.
+# tests/experiments/test_workloads.py's NON_NEGATIVE, which the tests hold equal.
 NON_NEGATIVE = {"adamw": (3,)}
 # Known differences from torch that are not this experiment's (experiments/workloads/README.md).
 KNOWN = {"gelu_tanh_f32": "the backend lowers tanh-GELU's sqrt(2/pi) as 0.797724: up to ~5e-5 off torch, "
@@ -68,7 +68,7 @@ def commit() -> str:
 
 def sources(workloads: list, small: bool, tmp: Path) -> dict[str, Path]:
     """Each workload's ``.mlir``: the committed LLM-size file, or a small-size export into ``tmp``
-    (``export.export`` from the repo root, as tests/test_workloads.py does)."""
+    (``export.export`` from the repo root, as tests/experiments/test_workloads.py does)."""
     if not small:
         return {w.name: HERE / "workloads" / f"{w.name}.mlir" for w in workloads}
     import os

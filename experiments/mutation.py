@@ -78,27 +78,26 @@ class Stage:
     tests: tuple[str, ...]
 
 
-PASS_TESTS = ("tests/test_graph.py", "tests/test_rewrite.py", "tests/test_fusion_pass.py", "tests/test_pass_refusals.py",
-              "tests/test_pass_golden.py", "tests/test_cost_models.py")
-# Not tests/test_groups_pass.py: it checks numerics through IREE (~100 s), too slow to run per mutant.
-GROUP_TESTS = ("tests/test_kernel_shape.py", "tests/test_peer_models.py", "tests/test_gathers.py",
-               "tests/test_outline_structure.py", "tests/test_mutants_inductor.py", "tests/test_mutants_xla_group_time.py",
-               "tests/test_mutants_groups.py")
+PASS_TESTS = ("tests/costfuse/test_graph.py", "tests/costfuse/test_rewrite.py", "tests/costfuse/test_fusion_pass.py",
+              "tests/costfuse/test_pass_refusals.py", "tests/costfuse/test_pass_golden.py",
+              "tests/costfuse/cost_models/test_cost_models.py")
+# Not tests/costfuse/test_groups_pass.py: it checks numerics through IREE (~100 s), too slow to run per mutant.
+GROUP_TESTS = ("tests/costfuse/test_kernel_shape.py", "tests/costfuse/cost_models/test_peer_models.py",
+               "tests/costfuse/test_gathers.py", "tests/costfuse/test_outline_structure.py",
+               "tests/costfuse/cost_models/test_group_time.py", "tests/costfuse/test_groups.py")
 
 # The lowering's stages (data/lowering/): the files each mutates, and the tests written for its survivors,
 # which run after the lowering tests every stage shares (LOWER_TESTS).
 LOWER_TESTS = ("tests/data/test_lower.py", "tests/data/test_lower_gather.py")
 LOWER_STAGES = (
-    ("lower_reduction", ("data/lowering/reduction.py",), ("tests/data/test_mutants_lower_reduction.py",)),
-    ("lower_body", ("data/lowering/body.py",), ("tests/data/test_mutants_lower_body.py",)),
+    ("lower_reduction", ("data/lowering/reduction.py",), ("tests/data/test_lower_reduction.py",)),
+    ("lower_body", ("data/lowering/body.py",), ("tests/data/test_lower_body.py",)),
     ("lower_walk", ("data/lowering/walk.py",),
-     ("tests/data/test_lower_kernel.py", "tests/data/test_mutants_lower.py", "tests/data/test_mutants_lower_reduction.py")),
-    ("lower_reference", ("data/lowering/reference_functions.py",),
-     ("tests/data/test_lower_kernel.py", "tests/data/test_mutants_lower.py", "tests/data/test_mutants_lower_kernel.py")),
+     ("tests/data/test_lowering_walk.py", "tests/data/test_lower_kernel.py", "tests/data/test_lower_reduction.py")),
+    ("lower_reference", ("data/lowering/reference_functions.py",), ("tests/data/test_lower_kernel.py",)),
     ("lower", ("data/lowering/generic.py", "data/lowering/generic_info.py", "data/lowering/index_space.py",
                "data/lowering/kernel_args.py", "data/lowering/source.py", "data/lowering/report.py",
-               "data/lowering/unsupported.py"),
-     ("tests/data/test_mutants_lower.py",)),
+               "data/lowering/unsupported.py"), ()),
 )
 
 # In priority order: the small core modules first, then the larger ones, fastest tests first.
@@ -108,31 +107,32 @@ STAGES = (
     Stage("fusion_pass", ("costfuse/fusion_pass.py",), PASS_TESTS),
     Stage("cost_models_core", ("costfuse/policy.py", "costfuse/cost_models/always.py",
                                "costfuse/cost_models/threshold.py"), PASS_TESTS),
-    Stage("analytical", ("costfuse/cost_models/analytical.py",), ("tests/test_analytical.py",)),
-    Stage("estimates", ("costfuse/estimates.py",), ("tests/test_estimates.py", "tests/test_liveness.py",
-                                                    "tests/test_group_features.py", "tests/test_mutants_xla_group_time.py")),
+    Stage("analytical", ("costfuse/cost_models/analytical.py",), ("tests/costfuse/cost_models/test_analytical.py",)),
+    Stage("estimates", ("costfuse/estimates.py",),
+          ("tests/costfuse/test_estimates.py", "tests/featurize/test_liveness.py",
+           "tests/featurize/test_group_features.py", "tests/costfuse/cost_models/test_group_time.py")),
     Stage("launch", ("costfuse/launch.py",), GROUP_TESTS),
     Stage("rowspace", ("costfuse/rowspace.py",), GROUP_TESTS),
     Stage("kernel", ("costfuse/kernel.py",), GROUP_TESTS),
     Stage("groups", ("costfuse/groups.py",), GROUP_TESTS),
     Stage("unit_reshapes", ("costfuse/unit_reshapes.py",), GROUP_TESTS),
-    Stage("store", ("data/store.py", "costfuse/atomic.py"), ("tests/test_store.py", "tests/data/test_atomic.py")),
+    Stage("store", ("data/store.py", "costfuse/atomic.py"), ("tests/data/test_store.py", "tests/data/test_atomic.py")),
     Stage("featurize", ("featurize/features.py", "featurize/liveness.py"),
-          ("tests/test_features.py", "tests/test_liveness.py", "tests/test_mutants_featurize.py")),
+          ("tests/featurize/test_features.py", "tests/featurize/test_liveness.py")),
     Stage("outline", ("costfuse/outline.py",), GROUP_TESTS),
     Stage("cost_models_peers", ("costfuse/cost_models/inductor.py", "costfuse/cost_models/xla.py",
                                 "costfuse/cost_models/group_time.py"), GROUP_TESTS),
     Stage("cost_models_learned", ("costfuse/cost_models/learned.py", "costfuse/cost_models/forest.py",
                                   "costfuse/cost_models/bundle.py", "costfuse/cost_models/registry.py"),
-          ("tests/test_learned.py", "tests/test_bundle.py", "tests/test_mutants_learned.py")),
+          ("tests/costfuse/cost_models/test_learned.py", "tests/costfuse/cost_models/test_bundle.py",
+           "tests/costfuse/cost_models/test_learned_groups.py")),
     Stage("lower_kernel", ("data/lowering/kernel.py", "data/lowering/kernel_function.py"),
-          ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py",
-           "tests/data/test_mutants_lower_kernel.py")),
+          ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py")),
     # A few modules per stage: a surviving lowering mutant reruns every IREE comparison (~100 s), so these
     # stages run for hours; split, each stage's verdicts land in the report as soon as it ends.
     *(Stage(name, files, LOWER_TESTS + tests) for name, files, tests in LOWER_STAGES),
     Stage("compile", ("data/compile.py", "data/ptxas_output.py"),
-          ("tests/data/test_compile.py", "tests/data/test_cli_compile.py", "tests/data/test_mutants_compile.py")),
+          ("tests/data/test_compile.py", "tests/data/test_cli_compile.py")),
 )
 
 

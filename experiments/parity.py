@@ -6,7 +6,7 @@ Per example: generics in, generics left by upstream ``linalg-fuse-elementwise-op
 + canonicalize + cse, generics left by CostFuse's ``always`` + the same
 cleanup, and how many contractions (``matmul``, ``batch_matmul``) upstream
 turned into generics by fusing producers into them, which CostFuse never does
-(docs/design.md §5).  ``tests/test_parity.py`` checks that every difference is
+(docs/design.md §5).  ``tests/experiments/test_parity.py`` checks that every difference is
 explained and that the README's table is this report's.  Counts only: no timing.
 """
 

@@ -12,8 +12,13 @@ import numpy as np
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-if str(REPO_ROOT) not in sys.path:  # `examples.torch_blocks` imports under plain `pytest` too
-    sys.path.insert(0, str(REPO_ROOT))
+TESTS = Path(__file__).resolve().parent
+# `examples.torch_blocks` imports under plain `pytest` too; the shared helpers import as `helpers.x`
+# (tests/helpers/), since with --import-mode=importlib no test folder is put on the path and a test
+# module never imports another.
+for _path in (REPO_ROOT, TESTS):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 
 # ---------------------------------------------------------------------------
@@ -76,7 +81,7 @@ def encoder_layer_mlir(encoder_layer) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Kernel groups (dataset v2, group heads): tests/group_data.py
+# Kernel groups (dataset v2, group heads): tests/helpers/group_data.py
 
 
 @dataclass(frozen=True)
@@ -92,9 +97,9 @@ class GroupRun:
 @pytest.fixture(scope="session")
 def group_v2_dir(tmp_path_factory) -> Path:
     """A schema-v2 dataset of 8 programs (softmax, RMSNorm and LayerNorm forward, SwiGLU): real groups
-    and launches, synthetic labels (``tests/group_data.py`` says why); about 10 s.  Its folder is named
+    and launches, synthetic labels (``tests/helpers/group_data.py`` says why); about 10 s.  Its folder is named
     ``groups_v2``, not ``sm90_v2``: nothing may depend on the directory's name."""
-    from group_data import write_synthetic_v2
+    from helpers.group_data import write_synthetic_v2
 
     d = tmp_path_factory.mktemp("group_data") / "groups_v2"
     write_synthetic_v2(d)
@@ -104,7 +109,7 @@ def group_v2_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def group_run(group_v2_dir, tmp_path_factory) -> GroupRun:
     """``costfuse-train --data group_v2_dir --no-tracking --no-holdout --n-estimators 20 --export OUT -q``."""
-    from group_data import train_cli
+    from helpers.group_data import train_cli
 
     out = tmp_path_factory.mktemp("group_model") / "bundle"
     return GroupRun(*train_cli([group_v2_dir], out), out)

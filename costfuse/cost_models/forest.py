@@ -19,7 +19,7 @@ the pass predicts without importing XGBoost (it costs ~1 s of start-up).
 Only plain single-output ``gbtree`` models with numerical splits and an
 objective in :data:`OBJECTIVES` are flattened; :func:`flatten` returns
 ``None`` for anything else and the caller falls back to XGBoost
-(:class:`costfuse.cost_models.bundle.Head`).  ``tests/test_learned.py``
+(:class:`costfuse.cost_models.bundle.Head`).  ``tests/costfuse/cost_models/test_learned.py``
 checks the two agree (to 1e-5) on every head of the shipped and the test
 models, over random rows in the training range with split values hit
 exactly and a NaN.

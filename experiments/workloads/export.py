@@ -152,7 +152,7 @@ def readme(rows: list[tuple[Workload, Path]]) -> str:
         "exported to Linalg with `costfuse import-torch` at LLM sizes by `python experiments/workloads/export.py`,",
         "for the kernel-group experiments (docs/design.md §10). Each `.mlir` starts with the command that wrote it.",
         "`python experiments/workloads/export.py --small --out DIR` writes the same graphs at small sizes",
-        f"(`{'`, `'.join(f'{k}={v}' for k, v in SMALL.items())}`), which `tests/test_workloads.py` runs against eager torch.",
+        f"(`{'`, `'.join(f'{k}={v}' for k, v in SMALL.items())}`), which `tests/experiments/test_workloads.py` runs against eager torch.",
         "",
         "- Weights, biases and optimizer state are inputs, so nothing is inlined and each file stays a few KiB.",
         "- Backward graphs and cross-entropy are traced with `make_fx` and the core-ATen decompositions first",

@@ -13,7 +13,7 @@ import pytest
 from costfuse.data import atomic
 from costfuse.data.kernel_files import write_kernel
 from costfuse.data.store import write_shard
-from tests.test_store import row
+from helpers.rows import row
 
 
 def _mode(path) -> int:

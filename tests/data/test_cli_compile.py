@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from lowering_cases import elementwise, row_reduction
+from helpers.lowering_cases import elementwise, row_reduction
 
 from costfuse.data.cli import main, parser
 from costfuse.data.cli_compile import ROW_FIELDS

@@ -2,7 +2,7 @@
 
 Everything but :func:`test_run_local_writes_v2_shards_and_resumes` stays on
 the CPU side of the job (export, group pass, lowering); that one compiles a
-handful of kernels with ptxas, as ``tests/test_job.py`` does for v1.
+handful of kernels with ptxas, as ``tests/data/test_job.py`` does for v1.
 """
 
 from __future__ import annotations

@@ -15,11 +15,11 @@ from __future__ import annotations
 import glob
 from pathlib import Path
 
-import kernel_cases as kc
+import helpers.kernel_cases as kc
 import numpy as np
 import pandas as pd
 import pytest
-from lowering_cases import tensor
+from helpers.lowering_cases import tensor
 
 from costfuse.data.interpret import run_interpreted
 from costfuse.data.launch_config import LaunchConfig
@@ -59,11 +59,6 @@ REDUCED = _module(kc.generic("%s", 2, "pr", [("%idx", (M, 8), "i64", "d0, d1")],
                               f"%g = tensor.extract %x[%i, %j] : {tensor((M, N), 'f32')}",
                               "%r = arith.addf %g, %o0 : f32", "yield %r"]),
                   [("%idx", (M, 8), "i64"), ("%x", (M, N), "f32"), ("%init", (M,), "f32")], ("%s", (M,), "f32"))
-
-
-@pytest.fixture(scope="module")
-def kdir(tmp_path_factory):
-    return tmp_path_factory.mktemp("kernels")
 
 
 def test_v1_gather_is_an_input_after_the_operands_and_matches_iree(kdir):

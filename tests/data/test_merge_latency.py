@@ -15,7 +15,7 @@ from costfuse.cli_common import EXIT_BAD_INPUT
 from costfuse.data import profile
 from costfuse.data.merge_latency import PROVENANCE, MergeError, merge
 from costfuse.data.store import SCHEMA_V2, read_dataset, read_shard, shard_version, shards, write_shard
-from tests.test_store import row
+from helpers.rows import row
 
 BENCH = "do_bench(warmup=25ms, rep=100ms, return_mode=median)"
 

@@ -1,6 +1,6 @@
 """Rewrite the golden files: ``python tests/golden/regenerate.py``.
 
-Inputs ``<case>.mlir`` come from ``tests/corpus.py`` (and the shipped
+Inputs ``<case>.mlir`` come from ``tests/helpers/corpus.py`` (and the shipped
 example); expected outputs ``<case>.<model>.mlir`` are what the pass prints
 today.  Review the diff before committing: a golden file is a claim.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
 
-from corpus import CORPUS  # noqa: E402
+from helpers.corpus import CORPUS  # noqa: E402
 
 from costfuse.cost_models.always import Always
 from costfuse.cost_models.threshold import Threshold

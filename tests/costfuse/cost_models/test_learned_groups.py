@@ -1,0 +1,216 @@
+"""The learned policy for kernel groups (``cost_models/learned_groups.py``): its choice, its fallbacks, the CLI.
+
+The group heads are those ``costfuse-train`` exports from ``group_v2_dir``
+(``tests/conftest.py``: real groups, synthetic labels), so the tests check
+the decision machinery, not how good the decisions are.  The v1 heads are
+the shipped model's (``Learned`` loads them for ``--fusion elementwise``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from costfuse.cli import main
+from costfuse.cost_models import learned_groups
+from costfuse.cost_models.analytical import Analytical
+from costfuse.cost_models.bundle import Bundle
+from costfuse.cost_models.learned_groups import FALLBACK, LearnedGroups
+from costfuse.featurize.group_features import GROUP_COLUMNS, group_static
+from costfuse.launch import config_space
+from helpers.errors import one_line
+from helpers.group_data import kernel_shape
+from helpers.group_modules import softmax
+
+EXAMPLES = Path(__file__).parents[3] / "examples"
+
+
+@pytest.fixture(scope="module")
+def bundle(group_run) -> Path:
+    assert group_run.code == 0, group_run.err
+    return group_run.bundle
+
+
+@pytest.fixture(scope="module")
+def trained_group(bundle, group_v2_dir):
+    """``(module, shape)`` of the first stored group whose every group column lies in the heads' training range."""
+    from costfuse.data.store import read_dataset
+
+    ranges = json.loads((bundle / "metadata.json").read_text())["feature_ranges"]
+    for text in read_dataset(group_v2_dir, 2).drop_duplicates("group_id")["ir"]:
+        module, shape = kernel_shape(text)
+        static = group_static(shape)
+        if all(ranges[c][0] <= static[c] <= ranges[c][1] for c in GROUP_COLUMNS):
+            return module, shape
+    pytest.fail("no stored group lies inside the training range of the heads trained on it")
+
+
+def test_a_group_inside_the_training_range_gets_a_learned_config(bundle, trained_group):
+    _, shape = trained_group
+    m = LearnedGroups(group_model=str(bundle))
+    est = m.best_config(shape)
+    assert est.launch in config_space(shape)
+    assert est.reason.startswith("learned: ") and "predicted spill-free" in est.reason, est.reason
+    assert est.spill_bytes == 0 and m.group_fallbacks == (1, 0)
+
+
+def test_heads_that_always_predict_a_spill_fall_back_to_analytical(bundle, trained_group, tmp_path):
+    always = tmp_path / "always_spills"
+    shutil.copytree(bundle, always)
+    meta = json.loads((always / "metadata.json").read_text())
+    meta["heads"]["spill"]["threshold"] = 0.0          # P(spill) >= 0 everywhere
+    (always / "metadata.json").write_text(json.dumps(meta))
+    _, shape = trained_group
+    m = LearnedGroups(group_model=str(always))
+    est = m.best_config(shape)
+    n = len(config_space(shape))
+    assert est.reason.startswith(f"{FALLBACK} (no config of {n} predicted within the spill budget): "), est.reason
+    assert est.launch == Analytical().best_config(shape).launch
+    assert m.group_fallbacks == (1, 1)
+
+
+def test_the_spill_cut_picks_which_recorded_threshold_the_policy_decides_at(bundle, trained_group, tmp_path):
+    meta = json.loads((bundle / "metadata.json").read_text())
+    spill = meta["heads"]["spill"]
+    assert 0.0 <= spill["decision_threshold"] <= 1.0 and 0.0 <= spill["threshold"] <= 1.0
+    cut = tmp_path / "cuts"
+    shutil.copytree(bundle, cut)
+    meta["heads"]["spill"].update(decision_threshold=1.5, threshold=0.0)   # recall: never spills; f1: always
+    (cut / "metadata.json").write_text(json.dumps(meta))
+    _, shape = trained_group
+    assert LearnedGroups(group_model=str(cut), spill_cut="recall").best_config(shape).reason.startswith(
+        "learned: fastest config predicted spill-free")
+    assert LearnedGroups(group_model=str(cut)).best_config(shape).reason.startswith(FALLBACK)
+    del meta["heads"]["spill"]["decision_threshold"]      # an older bundle
+    (cut / "metadata.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="records no decision_threshold"):
+        LearnedGroups(group_model=str(cut), spill_cut="recall").best_config(shape)
+    with pytest.raises(ValueError, match="--spill-cut must be one of f1, recall, got 'max'"):
+        LearnedGroups(group_model=str(bundle), spill_cut="max").best_config(shape)
+
+
+def test_a_row_longer_than_any_trained_falls_back_naming_the_column(bundle):
+    from costfuse.graph import function_blocks, generics_in
+    from costfuse.ir import parse_module
+    from costfuse.kernel import analyze_kernel
+
+    module = parse_module(softmax(4, 2**18, "f32"))     # n above MAX_N, so above every trained row length
+    with module.context:
+        shape = analyze_kernel(generics_in(function_blocks(module)[0]))
+    m = LearnedGroups(group_model=str(bundle))
+    est = m.best_config(shape)
+    assert est.reason.startswith(f"{FALLBACK} (group outside the training range (log2_n=18 not in ["), est.reason
+    assert est.launch == Analytical().best_config(shape).launch and m.group_fallbacks == (1, 1)
+
+
+def test_a_group_model_of_another_arch_is_refused_unless_allowed(bundle, trained_group, tmp_path):
+    other = tmp_path / "sm_80"
+    shutil.copytree(bundle, other)
+    meta = json.loads((other / "metadata.json").read_text())
+    meta["arch"] = "sm_80"
+    (other / "metadata.json").write_text(json.dumps(meta))
+    _, shape = trained_group
+    with pytest.raises(ValueError, match=f"group model {other}: .*sm_80.*pass --allow-arch-mismatch"):
+        LearnedGroups(group_model=str(other)).best_config(shape)
+    assert LearnedGroups(group_model=str(other), allow_arch_mismatch=True).best_config(shape).reason.startswith("learned: ")
+
+
+def test_opt_explain_with_a_group_model(bundle, tmp_path, capsys):
+    out = tmp_path / "out.mlir"
+    args = ["opt", str(EXAMPLES / "softmax_gelu.mlir"), "--cost-model", "learned", "--explain", "-o", str(out)]
+    assert main(args + ["--group-model", str(bundle)]) == 0
+    err = capsys.readouterr().err
+    kernels = [ln for ln in err.splitlines() if ln.startswith("kernel @softmax_gelu_k")]
+    assert kernels and all("(learned: " in ln or f"({FALLBACK} (" in ln for ln in kernels), err
+    assert "# learned groups: " in err and "costfuse.launch" in out.read_text()
+    # every candidate group the pass priced is a decision; a kernel line saying fallback is one of them
+    count = re.search(r"^# learned: (\d+) group decisions, (\d+) by the analytical fallback$", err, re.M)
+    decided, fell_back = int(count[1]), int(count[2])
+    assert decided >= len(kernels) and fell_back <= decided
+    assert fell_back >= sum(f"({FALLBACK} (" in ln for ln in kernels)
+
+
+def test_a_missing_group_model_is_one_line(tmp_path, capsys):
+    args = ["opt", str(EXAMPLES / "softmax_gelu.mlir"), "--cost-model", "learned", "-o", str(tmp_path / "o.mlir"),
+            "--group-model", str(tmp_path / "nope")]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"costfuse-opt: error: cannot load the group model {tmp_path}")
+    assert err.count(str(tmp_path)) == 1        # the path once
+
+
+def test_the_learned_policy_keeps_the_numbers(bundle):
+    from costfuse.group_pass import GroupFusionPass, run_group_pipeline
+    from costfuse.ir import parse_module, print_module, verify
+    from costfuse.reference import assert_same_semantics
+
+    before = (EXAMPLES / "layernorm_gelu_mlp.mlir").read_text()
+    module = parse_module(before)
+    model = LearnedGroups(group_model=str(bundle))
+    p = GroupFusionPass(model)
+    run_group_pipeline(module, p)
+    verify(module)
+    assert p.kernels and model.group_fallbacks[0] > 0
+    assert_same_semantics(before, print_module(module), "main", seed=3)
+
+
+# ---------------------------------------------------------------------------
+# Loading the group heads once, refusing another arch's, and the settings best_config passes on.
+
+GROUP_CUT = 0.125  # the recall-first decision_threshold the fake group model records
+
+
+@pytest.fixture
+def group_loads(monkeypatch):
+    """``(loads, set_arch)``: ``learned_groups.load_group_heads`` answering the shipped group model with its
+    spill head's ``decision_threshold`` set to :data:`GROUP_CUT` and its ``arch`` to ``set_arch(arch)``
+    (default sm_90); ``loads`` records each call's model argument."""
+    shipped = learned_groups.load_group_heads()
+    heads_meta = {**shipped.metadata["heads"],
+                  "spill": {**shipped.metadata["heads"]["spill"], "decision_threshold": GROUP_CUT}}
+    loads, arch = [], ["sm_90"]
+
+    def load(model="", tracking_uri=""):
+        loads.append(model)
+        return Bundle({**shipped.metadata, "heads": heads_meta, "arch": arch[0]}, shipped.heads)
+
+    monkeypatch.setattr(learned_groups, "load_group_heads", load)
+    return loads, lambda a: arch.__setitem__(0, a)
+
+
+def test_group_heads_load_once_from_the_group_model(group_loads):
+    loads, _ = group_loads
+    m = LearnedGroups(group_model="my/groups")
+    heads = m.heads
+    assert isinstance(heads, learned_groups.GroupHeads) and heads.bundle.metadata["arch"] == "sm_90"
+    assert m.heads is heads and loads == ["my/groups"]
+    recall = LearnedGroups(spill_cut="recall").heads  # the cut the policy decides at is the option's
+    assert (recall.spill_cut, recall.threshold) == ("recall", GROUP_CUT)
+
+
+@pytest.mark.parametrize("group_model, named", [("", "costfuse/models/groups"), ("my/groups", "my/groups")])
+def test_group_heads_of_another_arch_are_refused(group_loads, group_model, named):
+    _, set_arch = group_loads
+    set_arch("sm_80")
+    meta = learned_groups.load_group_heads().metadata
+    versions = f"triton {meta['triton_version']}, ptxas {meta['ptxas_version']}"
+    with pytest.raises(ValueError) as err:
+        LearnedGroups(group_model=group_model).heads  # noqa: B018
+    one_line(err, f"group model {named}: ", "sm_80", versions, "sm_90", "--allow-arch-mismatch")
+    assert LearnedGroups(group_model=group_model, allow_arch_mismatch=True).heads.bundle.metadata["arch"] == "sm_80"
+
+
+def test_best_config_asks_learned_groups_with_the_models_own_settings(group_loads, monkeypatch):
+    m = LearnedGroups(spill_budget=16.0)
+    calls = []
+    monkeypatch.setattr(learned_groups, "best_config", lambda *args: calls.append(args) or "the estimate")
+    shape = object()
+    assert m.best_config(shape) == "the estimate"
+    assert len(calls) == 1
+    heads, got_shape, target, budget, fallback = calls[0]
+    assert heads is m.heads and got_shape is shape and target is m._target
+    assert budget == 16.0 and fallback is m.fallback and isinstance(m.fallback, Analytical)

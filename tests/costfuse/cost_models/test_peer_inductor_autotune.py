@@ -1,0 +1,135 @@
+"""``inductor``'s autotuning as Inductor runs it (docs/peers.md I5, issue #26 part 4): the spill filter
+and RBLOCK halving read an injected labeller (ptxas in experiments, the estimate as the named
+fallback), and each kernel carries the range over the survivors Inductor would time on the GPU."""
+
+import numpy as np
+
+from costfuse.cost_models.inductor import Inductor, InductorEstimate
+from costfuse.data.ptxas_labels import PTXAS, PtxasLabeller
+from costfuse.estimates import ESTIMATED, ConfigLabels
+from costfuse.graph import function_blocks
+from costfuse.groups import form_groups
+from costfuse.ir import parse_module
+from costfuse.launch import KernelLaunch
+from costfuse.targets import get_target
+from helpers.peer_kernels import FakePool, softmax, whole
+
+FULL_ROW, CHUNKED = KernelLaunch("looped", 1, 8192, 16), KernelLaunch("looped", 1, 2048, 16)
+
+
+class Labeller:
+    """Fixed labels per config: ``{launch: (regs, spill bytes, local bytes, ok)}``, else 32 registers
+    (not > 32: no RBLOCK halving) and no spills; counts its calls."""
+
+    def __init__(self, table: dict, source: str = "fixed labels"):
+        self.table, self.source, self.calls = table, source, []
+
+    def __call__(self, shape, configs):
+        self.calls.append(list(configs))
+        cols = [np.array(c) for c in zip(*(self.table.get(c, (32, 0, 0, True)) for c in configs))]
+        return ConfigLabels(cols[0].astype(float), cols[1].astype(float), cols[2].astype(float),
+                            cols[3].astype(bool), self.source)
+
+
+def test_without_a_labeller_the_estimate_is_the_named_fallback():
+    _, shape = whole(softmax(4096, 8192))
+    est = Inductor().best_config(shape)
+    assert isinstance(est, InductorEstimate) and est.labels == ESTIMATED
+    assert ESTIMATED in est.reason and "fallback" in ESTIMATED
+
+
+def test_the_spill_filter_reads_the_labellers_local_bytes():
+    _, shape = whole(softmax(4096, 8192))         # candidates: the full row, then RBLOCK 2048
+    spilling = Labeller({FULL_ROW: (32, 600, 68, True)})   # 68 B of stack = 17 > 16 spills
+    est = Inductor(labeller=spilling).autotune(shape)
+    assert est.launch == CHUNKED and est.survivors == 1 and est.labels == "fixed labels"
+    assert "1 dropped for > 16 spills" in est.reason
+    at_threshold = Labeller({FULL_ROW: (32, 600, 64, True)})   # 64 B = 16 spills: kept
+    assert Inductor(labeller=at_threshold).autotune(shape).survivors == 2
+
+
+def test_a_config_that_does_not_compile_is_no_survivor():
+    _, shape = whole(softmax(4096, 8192))
+    est = Inductor(labeller=Labeller({FULL_ROW: (0, 0, 0, False)})).autotune(shape)
+    assert est.launch == CHUNKED and est.survivors == 1
+
+
+def test_the_kernel_carries_the_dram_range_over_the_survivors_and_whether_one_spills():
+    _, shape = whole(softmax(4096, 8192))
+    target = get_target("sm_90")
+    est = Inductor(labeller=Labeller({CHUNKED: (32, 16, 8, True)})).autotune(shape)
+    dram = [shape.dram_bytes_at(c, target) for c in (FULL_ROW, CHUNKED)]
+    assert (est.survivors, est.dram_fewest, est.dram_most) == (2, min(dram), max(dram))
+    assert est.survivor_spills                    # 16 B of spills, yet only 2 spills: it survives
+    clean = Inductor(labeller=Labeller({})).autotune(shape)
+    assert not clean.survivor_spills
+
+
+def test_when_every_config_is_dropped_the_first_runs_and_is_the_range():
+    _, shape = whole(softmax(4096, 8192))
+    est = Inductor(labeller=Labeller({FULL_ROW: (32, 900, 400, True), CHUNKED: (32, 900, 400, True)})).autotune(shape)
+    assert est.launch == FULL_ROW and est.survivors == 1 and est.survivor_spills
+    assert "all spill: the first" in est.reason
+
+
+def test_rblock_halving_reads_the_labellers_registers():
+    _, shape = whole(softmax(4096, 2048))          # one candidate, looped (2, 2048, 16)
+    halved = KernelLaunch("looped", 2, 1024, 16)
+    many = Labeller({KernelLaunch("looped", 2, 2048, 16): (64, 0, 0, True)})   # 64 regs: too few blocks
+    assert Inductor(labeller=many).autotune(shape).survivors == 2
+    assert halved in many.calls[-1]
+    few = Labeller({KernelLaunch("looped", 2, 2048, 16): (32, 0, 0, True)})    # 32 regs: not > 32
+    assert Inductor(labeller=few).autotune(shape).survivors == 1
+
+
+def test_formation_asks_the_labeller_once_per_formed_kernel_only():
+    module = parse_module(softmax(4096, 8192))
+    labeller = Labeller({FULL_ROW: (32, 600, 68, True)})
+    kernels, _ = form_groups(function_blocks(module)[0], Inductor(labeller=labeller))
+    assert len(kernels) == 1 and len(labeller.calls) == 1    # not once per candidate formation priced
+    assert kernels[0].estimate.launch == CHUNKED and kernels[0].estimate.labels == "fixed labels"
+
+
+def test_the_ptxas_labeller_reads_registers_spills_and_the_stack_frame_per_config():
+    _, shape = whole(softmax(4096, 8192))
+    labeller = PtxasLabeller(FakePool())
+    labels = labeller(shape, [FULL_ROW, CHUNKED, KernelLaunch("looped", 1, 1024, 8)])
+    assert labels.source == PTXAS and list(labels.ok) == [True, True, False]
+    assert list(labels.regs[:2]) == [255, 72] and list(labels.spill_bytes[:2]) == [500, 0]
+    assert list(labels.local_bytes[:2]) == [320, 0] and labeller.compiles == 3
+    est = Inductor(labeller=labeller).autotune(shape)
+    assert est.launch == CHUNKED and est.labels == PTXAS
+
+
+class _Pool:
+    """Stands in for ``CompilePool`` in the CLI: the fake labels above, no compile."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return FakePool()
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_costfuse_opt_ptxas_labels_injects_the_labeller_into_inductor(monkeypatch, tmp_path, capsys):
+    from costfuse.cli import opt_main
+    from helpers.peer_kernels import EXAMPLE
+
+    monkeypatch.setattr("costfuse.data.compile.CompilePool", _Pool)
+    out = tmp_path / "out.mlir"
+    assert opt_main([str(EXAMPLE), "--cost-model", "inductor", "--ptxas-labels", "--explain", "-o", str(out)]) == 0
+    assert f"({PTXAS})" in capsys.readouterr().err
+    assert opt_main([str(EXAMPLE), "--cost-model", "inductor", "--explain", "-o", str(out)]) == 0
+    assert f"({ESTIMATED})" in capsys.readouterr().err
+
+
+def test_costfuse_opt_ptxas_labels_is_refused_where_no_policy_reads_it(tmp_path, capsys):
+    from costfuse.cli import opt_main
+    from helpers.peer_kernels import EXAMPLE
+
+    assert opt_main([str(EXAMPLE), "--cost-model", "analytical", "--ptxas-labels", "-o", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert "--ptxas-labels applies to --cost-model inductor" in err and len(err.strip().splitlines()) == 1

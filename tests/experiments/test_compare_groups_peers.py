@@ -1,0 +1,39 @@
+"""compare_groups.py's peers (issue #26 part 4): inductor on ptxas labels with the range over its
+surviving configs, xla and xla-triton as columns."""
+
+import experiments.compare_groups as cg
+from costfuse.graph import function_blocks
+from costfuse.groups import form_groups
+from costfuse.ir import parse_module
+from helpers.peer_kernels import FakePool
+from helpers.peer_kernels import softmax
+
+
+def test_every_peer_is_a_column():
+    assert {"groups inductor", "groups xla", "groups xla-triton"} <= set(cg.POLICIES)
+    assert cg.parse_policies("xla-triton") == ["groups xla-triton"]
+
+
+def test_a_policy_without_decision_costs_reports_none():
+    assert cg.model_costs(cg.make_model("analytical", None, "sm_90", "")) == {}
+
+
+def test_inductor_sums_the_dram_range_of_its_kernels_survivors_from_ptxas_labels():
+    model = cg.make_model("inductor", FakePool(), "sm_90", "")
+    module = parse_module(softmax(4096, 8192))
+    kernels, _ = form_groups(function_blocks(module)[0], model)
+    costs = cg.model_costs(model)
+    est = kernels[0].estimate
+    assert est.labels == "ptxas labels"
+    assert costs == {"survivor_dram_fewest": est.dram_fewest, "survivor_dram_most": est.dram_most,
+                     "survivor_spills": int(est.survivor_spills)}
+    assert 0 < costs["survivor_dram_fewest"] <= costs["survivor_dram_most"]
+
+
+def test_the_range_table_has_a_row_per_workload_inductor_ran_on():
+    results = {"w1": {"groups inductor": cg.Outcome(kernels=2, survivor_dram_fewest=3_000_000,
+                                                    survivor_dram_most=5_000_000, survivor_spills=1)},
+               "w2": {"groups xla": cg.Outcome(kernels=1)}}
+    lines = cg.inductor_range(results).splitlines()
+    assert lines[2] == "| w1 | 2 | 3.0 | 5.0 | 1 |" and len(lines) == 3
+    assert cg.inductor_range({"w2": results["w2"]}) == "`groups inductor` did not run."
