@@ -88,7 +88,7 @@ def prepare(out: Path, small: bool = False, only: str = "", arch: str = "sm_90",
     """Write every plan and ``out/manifest.json``; return the manifest (``refused`` lists what did not plan)."""
     from compare_groups import make_model
 
-    from costfuse.data.compile import arch_name, parse_arch, ptxas_version, triton_version
+    from costfuse.data.compile import CompilePool, arch_name, parse_arch, ptxas_version, triton_version
 
     workloads = select(only)
     if not workloads:
@@ -100,7 +100,8 @@ def prepare(out: Path, small: bool = False, only: str = "", arch: str = "sm_90",
                 "sizes": "small" if small else "LLM", "arch": arch, "triton_version": triton_version(),
                 "ptxas_version": ptxas_version(parse_arch(arch)), "costfuse_commit": commit(),
                 "group_model": group_model or "costfuse/models/groups", "workloads": {}}
-    with tempfile.TemporaryDirectory() as tmp:
+    # inductor's spill filter reads ptxas labels, as in compare_groups (docs/peers.md I5): one compile worker
+    with tempfile.TemporaryDirectory() as tmp, CompilePool(1) as pool:
         for w in workloads:
             path = sources([w], small, Path(tmp))[w.name]
             text = path.read_text()
@@ -111,7 +112,7 @@ def prepare(out: Path, small: bool = False, only: str = "", arch: str = "sm_90",
             if w.name in KNOWN:
                 entry["known"] = KNOWN[w.name]
             for short, policy in gpu_plan.POLICIES.items():
-                model = None if short == "v1" else learned if short == "learned" else make_model(short, None, arch, "")
+                model = None if short == "v1" else learned if short == "learned" else make_model(short, pool, arch, "")
                 module, report, pass_s = gpu_plan.passed_module(text, path, short, model)
                 try:
                     plan = gpu_plan.write_plan(module, report, out / w.name / short,

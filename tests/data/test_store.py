@@ -183,6 +183,6 @@ def test_a_shipped_dataset_reads_as_one_parquet_dataset(name):
     discovery skips, so ``pd.read_parquet(DIR)`` reads a shipped dataset as it is (issue #27, bug 10)."""
     import pandas as pd
 
-    directory = Path(__file__).resolve().parents[1] / "data" / name
+    directory = Path(__file__).resolve().parents[2] / "data" / name
     assert all(p.suffix == ".parquet" or p.name.startswith("_") for p in directory.iterdir())
     assert len(pd.read_parquet(directory, columns=["kernel_id"])) > 1000

@@ -71,10 +71,14 @@ def test_prepare_writes_every_policy_and_how_to_build_the_block(prepared):
 
 
 def test_groups_plans_launch_one_kernel_per_call_and_v1_one_per_generic(prepared):
-    """softmax_f32 is one row kernel under every groups policy; v1 runs one kernel per fused generic, each
+    """softmax_f32 is one row kernel under every groups policy but xla, whose native emitters make one pass
+    over the row (docs/peers.md X-g), so it runs more than one; v1 runs one kernel per fused generic, each
     output starting from its ``outs`` value (read-modify-write), as the lowering says."""
     for short in SHORT[1:]:
         plan = json.loads((prepared / "softmax_f32" / short / "plan.json").read_text())
+        if short == "xla":
+            assert len([s for s in plan["steps"] if s["op"] == "kernel"]) > 1
+            continue
         (k,) = plan["steps"]
         assert k["inputs"] == ["arg0"] and k["outputs"] == [{"init": None}] and plan["returns"] == k["results"]
     v1 = json.loads((prepared / "softmax_f32" / "v1" / "plan.json").read_text())
