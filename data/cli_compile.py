@@ -47,7 +47,10 @@ ROW_FIELDS = {
     "kernel": "the function's name; for a generic: input->output shape, dtype, pw|red, body ops",
     "config": "the launch compiled: {XBLOCK, RBLOCK, num_warps, num_stages}",
     "mode": "pointwise | persistent | looped",
-    "hbm_bytes": "bytes the kernel's own loads and stores move (each pass counted)",
+    "issued_bytes": "bytes the kernel's own loads and stores issue (each pass counted), cache hits included",
+    "dram_bytes": "of those, the bytes that reach DRAM by the L2 model (docs/design.md, 'DRAM bytes'): a kernel "
+                  "function's row re-read in a later pass is served by L2 when the resident programs' rows fit, "
+                  "a broadcast operand is read once; null for a bare generic (no row kernel to model)",
     "status": "ok | error | timeout | unsupported",
     "error": "why, when status is not ok",
     "arch": "the target compiled for, sm_NN",
@@ -245,10 +248,11 @@ def run_compile(args) -> int:
     if progress:
         print(file=sys.stderr)
     rows = []
+    dram = _dram_bytes(module, arch) if unit == "function" else {}
     for (index, kernel), res in zip(report.kernels, results):
         rows.append(_row(**res.to_dict(), unit=unit, index=index, kernel=kernel.kernel or _describe(kernel),
-                         config=kernel.config.to_dict(), mode=kernel.mode, hbm_bytes=kernel.hbm_bytes,
-                         cached=res.cached))
+                         config=kernel.config.to_dict(), mode=kernel.mode, issued_bytes=kernel.hbm_bytes,
+                         dram_bytes=dram.get(index, lambda _k: None)(kernel), cached=res.cached))
     for index, err in report.unsupported:
         rows.append(_row(unit=unit, index=index, kernel=names[index] if names else None, status="unsupported",
                          error=str(err), arch=arch_name(arch), cached=False))
@@ -259,6 +263,28 @@ def run_compile(args) -> int:
     else:
         print_table(rows, arch)
     return EXIT_OK
+
+
+def _dram_bytes(module, arch: int) -> dict:
+    """index -> (lowered kernel -> its DRAM bytes at the launch it was lowered at), for every kernel function
+    that is a row kernel (:meth:`costfuse.kernel.KernelShape.dram_bytes_at` on ``arch``'s target: the same
+    L2 model the pass prices with, so ``--explain`` and this row agree)."""
+    from costfuse.data.compile import arch_name
+    from costfuse.data.lowering.kernel_function import kernel_functions, kernel_members
+    from costfuse.kernel import NotAKernel, analyze_kernel
+    from costfuse.launch import KernelLaunch
+    from costfuse.targets import get_target
+
+    target = get_target(arch_name(arch))
+    out = {}
+    for i, func in enumerate(kernel_functions(module)):
+        try:
+            shape = analyze_kernel(kernel_members(func))
+        except NotAKernel:
+            continue
+        out[i] = lambda k, shape=shape: int(shape.dram_bytes_at(
+            KernelLaunch(k.mode, k.config.XBLOCK, k.config.RBLOCK, k.config.num_warps), target))
+    return out
 
 
 def _progress(total: int):
@@ -274,7 +300,7 @@ def _progress(total: int):
 def print_table(rows: list[dict], arch: int) -> None:
     from costfuse.data.launch_config import LaunchConfig
 
-    header = ["#", "kernel", "config", "mode", "hbm B", "regs", "spill st/ld B", "stack B", "time s", "status"]
+    header = ["#", "kernel", "config", "mode", "issued B", "DRAM B", "regs", "spill st/ld B", "stack B", "time s", "status"]
     table = [header]
     for r in rows:
         cfg = LaunchConfig.from_dict(r["config"]).short() if r.get("config") else "-"
@@ -283,7 +309,7 @@ def print_table(rows: list[dict], arch: int) -> None:
         if r["status"] != "ok" and r.get("error"):
             status += ": " + r["error"].splitlines()[0][:100]
         table.append([str(r["index"]), _fmt(r["kernel"]), cfg, _fmt(r["mode"]),
-                      _fmt(r.get("hbm_bytes")), _fmt(r.get("regs")), spill, _fmt(r.get("stack_bytes")),
+                      _fmt(r.get("issued_bytes")), _fmt(r.get("dram_bytes")), _fmt(r.get("regs")), spill, _fmt(r.get("stack_bytes")),
                       "-" if not r.get("compile_s") else f"{r['compile_s']:.2f}", status])
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     for row in table:

@@ -36,8 +36,9 @@ def test_compile_json(module_file, capsys):
     assert all(r["arch"] == "sm_90" and r["kernel_id"] and r["ptxas_version"] for r in ok)
     assert ok[1]["config"]["RBLOCK"] == 128
     # one pass: the input read and the output written (64x32 f32); the f16 reduction also reads its init
-    assert [(r["mode"], r["hbm_bytes"]) for r in ok] == [("pointwise", 2 * 64 * 32 * 4),
-                                                         ("persistent", 16 * 128 * 2 + 2 * 16 * 2)]
+    assert [(r["mode"], r["issued_bytes"]) for r in ok] == [("pointwise", 2 * 64 * 32 * 4),
+                                                            ("persistent", 16 * 128 * 2 + 2 * 16 * 2)]
+    assert all(r["dram_bytes"] is None for r in rows), "a bare generic is no row kernel: no L2 model"
     assert rows[2]["status"] == "unsupported" and "math.atan" in rows[2]["error"]
 
 

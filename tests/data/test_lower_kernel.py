@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from costfuse.ir import parse_module
 from costfuse.kernel import analyze_kernel
 from costfuse.launch import KernelLaunch, config_space, heuristic_launch
+from costfuse.targets import get_target
 
 POINTWISE = {"pointwise_f16"}
 # (mode, xblock, rblock or None for next_pow2(n), num_warps): XBLOCK > 1 on row
@@ -225,8 +226,11 @@ def test_costfuse_data_compile_lowers_kernel_functions(tmp_path, monkeypatch, ca
     for r, text in zip(rows, (looped, norm, pointwise)):
         assert r["status"] == "ok" and r["arch"] == "sm_90" and 8 <= r["regs"] <= 255, r
         func = kernel_function(text)
-        assert r["hbm_bytes"] == shape_of(text).issued_bytes(r["mode"]) == lower_kernel(func).hbm_bytes
-    assert rows[0]["hbm_bytes"] == 4 * 6 * 100 * 4  # x read by three passes, y written
+        assert r["issued_bytes"] == shape_of(text).issued_bytes(r["mode"]) == lower_kernel(func).hbm_bytes
+        launch = KernelLaunch(r["mode"], r["config"]["XBLOCK"], r["config"]["RBLOCK"], r["config"]["num_warps"])
+        assert r["dram_bytes"] == shape_of(text).dram_bytes_at(launch, get_target("sm_90")) <= r["issued_bytes"]
+    assert rows[0]["issued_bytes"] == 4 * 6 * 100 * 4  # x read by three passes, y written
+    assert rows[0]["dram_bytes"] == 2 * 6 * 100 * 4    # L2 holds the 6 rows between passes: x read once
     # kernel functions carry their own launch; --config recompiles one of them, named (issue #27, item 3)
     assert main(["compile", str(path), "--config", "4,32,2"]) == 1
     assert "--config recompiles one kernel function at the launch given; name it with --kernel" in \
