@@ -113,7 +113,7 @@ def add_compile_limits(p) -> None:
 
 
 def _parse_config(text: str):
-    from costfuse.data.launch_config import LaunchConfig
+    from costfuse.launch import LaunchConfig
 
     try:
         x, r, w = (int(v) for v in text.split(","))
@@ -196,7 +196,7 @@ def _progress(total: int):
 
 
 def print_table(rows: list[dict], arch: int) -> None:
-    from costfuse.data.launch_config import LaunchConfig
+    from costfuse.launch import LaunchConfig
 
     header = ["#", "kernel", "config", "mode", "hbm B", "regs", "spill st/ld B", "stack B", "time s", "status"]
     table = [header]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import pytest
-from costfuse.data.launch_config import heuristic_config
+from costfuse.launch import heuristic_config
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.mlir_text import Program, amap, ident, tensor
 

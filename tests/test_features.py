@@ -10,7 +10,7 @@ import pytest
 from costfuse.ir import parse_module
 from costfuse.data.edge_groups import enumerate_groups, fuse_group
 from costfuse.data.families import FAMILIES, generate
-from costfuse.data.launch_config import LaunchConfig, heuristic_config
+from costfuse.launch import LaunchConfig, heuristic_config
 from costfuse.featurize.features import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION, features
 from costfuse.featurize.features import (FeatureError, analyze_generic, bytes_saved_exact, find_generic, launch_params,
                                 op_class)

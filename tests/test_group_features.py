@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.featurize.group_features import (
     GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, JOINT_COLUMNS, LAUNCH_COLUMNS, group_features, group_static,
     launch_for_v1_config,

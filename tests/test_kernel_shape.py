@@ -108,7 +108,7 @@ def _kernel(rows: int, n: int, reduce: bool):
 
 
 def test_kernel_launch_checks_itself_and_converts_both_ways():
-    from costfuse.data.launch_config import LaunchConfig
+    from costfuse.launch import LaunchConfig
 
     from costfuse.launch import LAUNCH_ATTR
 
@@ -146,7 +146,7 @@ def test_pointwise_space_starts_at_one_element_per_thread_and_falls_back_for_tin
 
 
 def test_row_space_bounds_tiles_chunks_and_warps_exactly():
-    from costfuse.data.launch_config import MAX_TILE_ELEMS
+    from costfuse.launch import MAX_TILE_ELEMS
 
     from costfuse.launch import MAX_LOOPED_TILE, MIN_RBLOCK
 

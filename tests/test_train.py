@@ -21,7 +21,7 @@ import pytest
 from costfuse.data.edge_groups import enumerate_groups, fuse_group
 from costfuse.ir import parse_module
 from costfuse.data.families import FAMILIES, generate
-from costfuse.data.launch_config import LaunchConfig, heuristic_config
+from costfuse.launch import LaunchConfig, heuristic_config
 from costfuse.data.lowering.reference_functions import generic_as_function
 from costfuse.data.store import SCHEMA, write_shard
 from costfuse.featurize.features import FEATURE_COLUMNS, analyze_generic, features

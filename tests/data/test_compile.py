@@ -13,7 +13,7 @@ from lowering_cases import Operand, generic_module, row_reduction
 from costfuse.ir import parse_module
 from costfuse.data.compile import (CompilePool, CompileResult, CompileTask, ResultCache, compile_kernel, kernel_id,
                                    parse_arch, ptxas_version, triton_version)
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.lowering.walk import generics_of
 from costfuse.data.ptxas_output import CubinUsage, cubin_resource_usage, parse_ptxas_log

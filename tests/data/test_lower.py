@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from lowering_cases import Operand, elementwise, generic_module, ident, random_generic, row_reduction
 
 from costfuse.ir import parse_module
-from costfuse.data.launch_config import (LOOPED_RBLOCK, PERSISTENT_RBLOCK_CAP, LaunchConfig, heuristic_config,
+from costfuse.launch import (LOOPED_RBLOCK, PERSISTENT_RBLOCK_CAP, LaunchConfig, heuristic_config,
                                 neighbour_configs, next_pow2)
 from costfuse.data.interpret import run_interpreted
 from costfuse.data.lowering.generic import lower_generic, lower_module

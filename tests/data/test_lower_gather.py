@@ -22,7 +22,7 @@ import pytest
 from lowering_cases import tensor
 
 from costfuse.data.interpret import run_interpreted
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.lowering.kernel import lower_kernel
 from costfuse.data.lowering.kernel_function import kernel_functions, kernel_members

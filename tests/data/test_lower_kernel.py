@@ -13,7 +13,7 @@ import re
 
 import kernel_cases as kc
 import pytest
-from costfuse.data.launch_config import next_pow2
+from costfuse.launch import next_pow2
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.lowering.kernel import lower_kernel, lower_kernels
 from costfuse.data.lowering.kernel_function import kernel_functions, kernel_launch, kernel_members

@@ -37,7 +37,7 @@ from triton.backends.compiler import GPUTarget
 
 from costfuse.data.compile import (CompilePool, CompileResult, CompileTask, ResultCache, _worker_entry, _worker_main,
                                    compile_kernel, kernel_id, ptxas_version)
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.ptxas_output import (EIATTR_FRAME_SIZE, EIATTR_REGCOUNT, CubinUsage, PtxasStats,
                                         cubin_resource_usage, parse_ptxas_log)
 

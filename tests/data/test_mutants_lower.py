@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from lowering_cases import elementwise, refusal_of, row_reduction
 
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.interpret import run_interpreted
 from costfuse.data.lowering.generic import lower_generic, lower_module
 from costfuse.data.lowering.generic_info import analyze
@@ -234,7 +234,7 @@ def test_a_reduction_with_two_outputs_reads_both_inits_and_writes_both():
 
 def test_the_default_config_is_the_heuristic_for_the_generics_own_sizes():
     """A reduction gets ``heuristic_config(rows, row length)``; a pointwise generic ``(elements, 1)``."""
-    from costfuse.data.launch_config import heuristic_config
+    from costfuse.launch import heuristic_config
 
     module = parse_module(row_reduction((4, 64), "f32", "arith.addf"))
     (g,) = generics_of(module)

@@ -426,7 +426,7 @@ def test_row_and_pointwise_kernels_report_their_sizes(tmp_path):
 
 
 def test_a_function_that_is_no_row_kernel_is_lowered_by_v1_at_the_launch_asked():
-    from costfuse.data.launch_config import LaunchConfig, heuristic_config
+    from costfuse.launch import LaunchConfig, heuristic_config
 
     func = kernel_function(kc.column_sum())          # sums 6 rows of 40 columns
     assert lower_kernel(func, KernelLaunch("persistent", 16, 8, 4)).config == LaunchConfig(16, 8, 4)

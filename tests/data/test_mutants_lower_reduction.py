@@ -30,7 +30,7 @@ from test_lower import MASKED_TAILS, _arg_body, _unsupported, check, only_generi
 from test_lower_kernel import kernel_function
 
 from costfuse.data.interpret import run_interpreted
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.lowering.body import Val
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.lowering.kernel import lower_kernel
