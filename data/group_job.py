@@ -30,6 +30,14 @@ candidate is lowered (``data/lowering/kernel.py``) and compiled at:
 The job machinery (batches, atomic shards, resume, one kernel stored once,
 local or Ray executors) is v1's (``data/job.py``); only the candidates and
 the row schema (v2, ``data/store.py``) differ.
+
+``data/sm90_v2`` was generated before the looped lowering computed
+softmax-like sums online (issue #26, ``costfuse/online_softmax.py``): its
+looped softmax, log-softmax and cross-entropy kernels are the three-pass
+ones, and their ``hbm_bytes``, sources and ``kernel_id`` say so.  This job
+now lowers those kernels in two passes (one for a loss that stores only
+per-row values), so a rerun would label other kernels for those groups; the
+dataset is kept as generated, not regenerated.
 """
 
 from __future__ import annotations
