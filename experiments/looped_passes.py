@@ -13,7 +13,12 @@ which must agree, there and at every config of the kernel's config space
 online sums switched off, which is how the looped lowering worked before
 (and how dataset ``sm90_v2``'s looped rows were compiled).
 
-    .venv/bin/python experiments/looped_passes.py [--report PATH]
+    .venv/bin/python experiments/looped_passes.py [--ptxas] [--report PATH]
+
+``--ptxas`` also compiles, for sm_90 with ptxas, each kernel that has an
+online sum at its looped launch, with and without the online sums, and
+reports registers and spilled bytes: the online form keeps the sum's
+accumulator and the previous max beside the max's in its first pass.
 
 Writes ``experiments/results/looped_passes.md``, which docs/groups.md quotes.
 """
@@ -47,8 +52,16 @@ def row_reads(shape) -> int:
     return shape.passes_reading(row, "looped")
 
 
-def kernels(path: Path) -> list[dict]:
-    """One record per looped-able row kernel that ``always`` outlines for the workload at ``path``."""
+def _ptxas(kernel) -> str:
+    from costfuse.data.compile import compile_kernel
+
+    r = compile_kernel(kernel.source, kernel.config, "sm_90", cache=False)
+    return f"{r.regs} / {r.spill_store_bytes}" if r.status == "ok" else r.status
+
+
+def kernels(path: Path, ptxas: bool = False) -> list[dict]:
+    """One record per looped-able row kernel that ``always`` outlines for the workload at ``path``
+    (with ``ptxas``, the registers and spills of those with an online sum, with and without it)."""
     import costfuse.kernel as kernel_module
     from costfuse.cost_models import policy_class
     from costfuse.data.lowering.kernel import lower_kernel
@@ -87,28 +100,33 @@ def kernels(path: Path) -> list[dict]:
             "space": len(space), "space_agree": agree,
             "passes_before": before.n_passes, "row_reads_before": row_reads(before),
             "issued_before": before.issued_bytes("looped"), "lowered_before": lowered_before.hbm_bytes,
+            "ptxas": _ptxas(lowered) if ptxas and shape.online else "",
+            "ptxas_before": _ptxas(lowered_before) if ptxas and shape.online else "",
         })
     return out
 
 
-def report(rows: list[dict], argv: list[str] | None) -> str:
+def report(rows: list[dict], argv: list[str] | None, ptxas: bool = False) -> str:
     lines = ["# Looped passes on the softmax-like workloads", "",
              f"Command: `{command_line('looped_passes.py', argv)}`", "", conditions(), "",
              "Kernels: the group pass's `always` groups of each softmax, log-softmax and cross-entropy "
              "workload; every row kernel with a reduction, lowered looped at one row per program and "
-             "the longest chunk (the launch column). Nothing is run or compiled: passes, loops and "
-             "bytes are read from the pass's model (`KernelShape`) and the lowered source.", "",
+             "the longest chunk (the launch column). Nothing is run: passes, loops and bytes are read "
+             "from the pass's model (`KernelShape`) and the lowered source"
+             + ("; with `--ptxas`, kernels with an online sum are compiled for sm_90 (ptxas -v) at that "
+                "launch, with and without it." if ptxas else "."), "",
              "| workload | kernel | members | online sums | looped launch | passes | row loops | row reads "
              "| issued MB (pass = lowered) | configs where pass = lowered "
-             "| without online: passes | row reads | issued MB |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| without online: passes | row reads | issued MB |"
+             + (" sm_90 regs / spill B: online | without |" if ptxas else ""),
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if ptxas else "")]
     for r in rows:
         agree = "=" if r["issued"] == r["lowered"] else f"!= {r['lowered'] / 1e6:.1f}"
         agree_before = "" if r["issued_before"] == r["lowered_before"] else f" (lowered {r['lowered_before']})"
         lines.append(f"| {r['workload']} | {r['kernel']} | {r['members']} | {r['online']} | {r['launch']} "
                      f"| {r['passes']} | {r['loops']} | {r['row_reads']} | {r['issued'] / 1e6:.1f} {agree} "
                      f"| {r['space_agree']} of {r['space']} | {r['passes_before']} | {r['row_reads_before']} | {r['issued_before'] / 1e6:.1f}"
-                     f"{agree_before} |")
+                     f"{agree_before} |" + (f" {r['ptxas']} | {r['ptxas_before']} |" if ptxas else ""))
     online = [r for r in rows if r["online"]]
     most = max((r["row_reads"] for r in rows), default=0)
     agree = sum(r["issued"] == r["lowered"] and r["passes"] == r["loops"] for r in rows)
@@ -125,11 +143,13 @@ def report(rows: list[dict], argv: list[str] | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ptxas", action="store_true",
+                    help="compile the kernels with an online sum for sm_90, with and without it")
     add_report_arg(ap, "looped_passes")
     args = ap.parse_args(argv)
     paths = [p for p in sorted((HERE / "workloads").glob("*.mlir")) if p.stem.startswith(KINDS)]
-    rows = [r for p in paths for r in kernels(p)]
-    emit(report(rows, argv), args.report)
+    rows = [r for p in paths for r in kernels(p, args.ptxas)]
+    emit(report(rows, argv, args.ptxas), args.report)
     return 0
 
 
