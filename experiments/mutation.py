@@ -114,6 +114,7 @@ STAGES = (
     Stage("launch", ("costfuse/launch.py",), GROUP_TESTS),
     Stage("rowspace", ("costfuse/rowspace.py",), GROUP_TESTS),
     Stage("kernel", ("costfuse/kernel.py",), GROUP_TESTS),
+    Stage("online_softmax", ("costfuse/online_softmax.py",), ("tests/test_online_softmax.py",) + GROUP_TESTS),
     Stage("groups", ("costfuse/groups.py",), GROUP_TESTS),
     Stage("unit_reshapes", ("costfuse/unit_reshapes.py",), GROUP_TESTS),
     Stage("store", ("data/store.py", "costfuse/atomic.py"), ("tests/test_store.py", "tests/data/test_atomic.py")),
