@@ -22,12 +22,18 @@ from iree.compiler import ir
 
 from costfuse.estimates import flop_weight, memory_bytes, words
 from costfuse.graph import body, indexing_maps, num_inputs
+from costfuse.online_softmax import online_sums
 from costfuse.row_kernel import dram_bytes_at
 from costfuse.rowspace import FULL, REDUCE, ROWWISE, NotGroupable, OpSpace, gathers, op_space, reads_in_row
 
 
 class NotAKernel(Exception):
     """The members cannot be one row kernel; the message says why."""
+
+
+# What an online sum adds per element of a looped pass to the exp(x - m) it sums: rescaling its
+# accumulator by exp(old max - new max) (costfuse/online_softmax.py; data/lowering/kernel.py).
+ONLINE_RESCALE_OPS = ("arith.subf", "math.exp", "arith.mulf")
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,9 @@ class KernelShape:
     # the worst point of the member sequence, for a persistent tile.
     live_full: int
     words: int = 1           # registers per element of a value: 2 when a member works on 64-bit values
+    # (sum member, max member, max output) of each softmax-like sum a looped kernel computes in the
+    # pass of its max, with the running max (costfuse/online_softmax.py): its pass_of is the max's.
+    online: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def n_rows(self) -> int:
@@ -165,15 +174,17 @@ class KernelShape:
     def _needed(self) -> list[set[int]]:
         """For each pass of a looped kernel, the full/reduce members it computes:
         its reductions and stored full outputs, and the full values they need,
-        recomputed from the inputs."""
+        recomputed from the inputs.  An online sum needs nothing of its own: it
+        rescales the values its max member reduces in the same pass."""
         index = {m.op: i for i, m in enumerate(self.members)}
         stored = {o.member for o in self.outputs}
+        online = {s for s, _, _ in self.online}
         out = []
         for p in range(self.n_passes):
             roots = [i for i, m in enumerate(self.members)
                      if self.pass_of[i] == p and (m.role == REDUCE or (m.role == FULL and i in stored))]
-            needed: set[int] = set()
-            stack = list(roots)
+            needed: set[int] = set(r for r in roots if r in online)
+            stack = [r for r in roots if r not in online]
             while stack:
                 i = stack.pop()
                 if i in needed:
@@ -242,13 +253,35 @@ class KernelShape:
         no input)."""
         return float(max((_elem_bytes(i.value) for i in self.inputs), default=4))
 
+    def _full_closure(self, i: int) -> set[int]:
+        """The full members member ``i`` reads, directly or through other full members."""
+        index = {m.op: k for k, m in enumerate(self.members)}
+        out: set[int] = set()
+        stack = [i]
+        while stack:
+            op = self.members[stack.pop()].op
+            for v in list(op.operands)[: num_inputs(op)]:
+                j = index.get(defining_op(v))
+                if j is not None and self.members[j].role == FULL and j not in out:
+                    out.add(j)
+                    stack.append(j)
+        return out
+
     def flops(self, mode: str) -> float:
-        """Weighted body ops executed, recomputation of looped passes included."""
+        """Weighted body ops executed, recomputation of looped passes included.  A looped online
+        sum computes the ``exp(x - m)`` of its full members once more in its max's pass, and rescales
+        its accumulator per element (a sub, an exp and a mul: :data:`ONLINE_RESCALE_OPS`)."""
         per_row = {ROWWISE: 1, FULL: self.n, REDUCE: self.n}
         if mode != "looped":
             return float(sum(m.flops * per_row[m.role] for m in self.members) * self.n_rows)
         times = [sum(1 for s in self._needed if i in s) or 1 for i in range(len(self.members))]
-        return float(sum(m.flops * per_row[m.role] * t for m, t in zip(self.members, times)) * self.n_rows)
+        for s, _, _ in self.online:
+            done = self._needed[self.pass_of[s]]
+            for j in self._full_closure(s) - done:
+                times[j] += 1
+        rescale = sum(flop_weight(o) for o in ONLINE_RESCALE_OPS) * self.n * len(self.online)
+        return float((sum(m.flops * per_row[m.role] * t for m, t in zip(self.members, times)) + rescale)
+                     * self.n_rows)
 
 
 def _common_space(spaces: list[OpSpace]) -> tuple[tuple[int, ...], int]:
@@ -293,6 +326,8 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelSha
     gathered: dict = {}     # tensor -> [(member, extracts)]
     avail: list[int] = []   # pass after which member i's per-row value exists / in which its full value is computable
     pass_of: list[int] = []
+    online = online_sums(list(ops), [m.role for m in members])
+    max_of = {s: mx for s, mx, _ in online}
     for i, m in enumerate(members):
         p = 0
         for v, extracts in gathers(m.op).items():
@@ -318,6 +353,8 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelSha
                 inputs.setdefault(v, []).append(i)
                 per_row.setdefault(v, False)
                 per_row[v] |= _varies_with_rows(indexing_maps(m.op)[k], len(rows))
+        if i in max_of:     # an online sum runs beside its max (its only other inputs are the max's)
+            p = pass_of[max_of[i]]
         pass_of.append(p)
         avail.append(p + 1 if m.role == REDUCE else p)
     outputs = []
@@ -332,7 +369,8 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelSha
                             per_row.get(v, True))
                 for v, rs in inputs.items())
     width = words(max(_elem_bits(v) for op in ops for v in list(op.operands) + list(op.results)))
-    return KernelShape(rows, n, members, ins, tuple(outputs), tuple(pass_of), _live_full(members, ins, outputs), width)
+    return KernelShape(rows, n, members, ins, tuple(outputs), tuple(pass_of), _live_full(members, ins, outputs), width,
+                       online)
 
 
 def _varies_with_rows(amap: ir.AffineMap, n_row_dims: int) -> bool:

@@ -17,8 +17,8 @@ Inductor's (``torch/_inductor/runtime/triton_heuristics.py``), so the dataset
 describes kernels a real compiler would emit; :func:`heuristic_launch` is the
 same default read as a mode, so ``always`` at the heuristic config is v1's
 kernel when a group is one generic.  :func:`config_space` lists every config
-worth scoring for a row kernel; :func:`neighbour_configs` lets the v1 dataset
-sample around the default.
+worth scoring for a row kernel; :func:`neighbour_configs` and
+:func:`wide_configs` are the configs the v1 dataset samples around the default.
 
 The heuristic, for ``xnumel`` parallel elements and ``rnumel`` reduced ones:
 
@@ -138,6 +138,10 @@ class LaunchConfig:
     def is_persistent(self, rnumel: int) -> bool:
         return self.RBLOCK >= rnumel
 
+    def elems_per_thread(self) -> float:
+        """Tile elements each thread holds: ``XBLOCK * RBLOCK / (32 * num_warps)``."""
+        return self.XBLOCK * self.RBLOCK / (32 * self.num_warps)
+
 
 @dataclass(frozen=True, order=True)
 class KernelLaunch:
@@ -253,6 +257,32 @@ def heuristic_launch_for(xnumel: int, rnumel: int = 1) -> KernelLaunch:
 def heuristic_launch(shape: KernelShape) -> KernelLaunch:
     """The default config of a row kernel: a pointwise kernel tiles its flat elements."""
     return heuristic_launch_for(numel(shape), 1) if shape.pointwise else heuristic_launch_for(shape.n_rows, shape.n)
+
+
+def wide_configs(xnumel: int, rnumel: int = 1) -> list[LaunchConfig]:
+    """v1's wide space of one generic's launches, in a fixed order, which the v1 dataset samples
+    around the heuristic (``data/config_sampling.py``): autotuners try wider tiles and fewer warps
+    than the default, and that is where fused bodies start to spill.
+
+    * pointwise: ``XBLOCK`` in 256..8192 (at most ``max(256, next_pow2(xnumel))``), ``num_warps``
+      in 1..8 with at least one element per thread;
+    * reductions: persistent ``RBLOCK = next_pow2(rnumel)`` up to 16384, or a looped ``RBLOCK`` in
+      512..4096 below ``rnumel``; ``XBLOCK`` in 1..64 (at most ``next_pow2(xnumel)``, the tile at
+      most :data:`MAX_TILE_ELEMS`), ``num_warps`` in 2..16.
+    """
+    out = []
+    if rnumel <= 1:
+        for xb in (256, 512, 1024, 2048, 4096, 8192):
+            if xb <= max(256, next_pow2(xnumel)):
+                out += [LaunchConfig(xb, 1, w) for w in (1, 2, 4, 8) if xb >= 32 * w]
+        return out
+    rblocks = [next_pow2(rnumel)] if next_pow2(rnumel) <= 16384 else []
+    rblocks += [r for r in (512, 1024, 2048, 4096) if r < rnumel]
+    for rb in rblocks:
+        for xb in (1, 2, 4, 8, 16, 32, 64):
+            if xb <= next_pow2(xnumel) and xb * rb <= MAX_TILE_ELEMS:
+                out += [LaunchConfig(xb, rb, w) for w in (2, 4, 8, 16) if xb * rb >= 32 * w]
+    return out
 
 
 def neighbour_configs(xnumel: int, rnumel: int = 1, base: LaunchConfig | None = None) -> list[LaunchConfig]:

@@ -133,8 +133,7 @@ def add_compile_limits(p) -> None:
 
 def _parse_config(text: str):
     """``(mode or None, LaunchConfig)`` of ``--config [MODE,]XBLOCK,RBLOCK,WARPS``."""
-    from costfuse.data.launch_config import LaunchConfig
-    from costfuse.launch import MODES
+    from costfuse.launch import MODES, LaunchConfig
 
     parts = text.split(",")
     mode = parts.pop(0) if parts and parts[0] in MODES else None
@@ -298,7 +297,7 @@ def _progress(total: int):
 
 
 def print_table(rows: list[dict], arch: int) -> None:
-    from costfuse.data.launch_config import LaunchConfig
+    from costfuse.launch import LaunchConfig
 
     header = ["#", "kernel", "config", "mode", "issued B", "DRAM B", "regs", "spill st/ld B", "stack B", "time s", "status"]
     table = [header]

@@ -44,9 +44,9 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from costfuse.data.atomic import write_text
+from costfuse.atomic import write_text
 from costfuse.data.kernel_files import cache_dir, source_digest, write_kernel
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.ptxas_output import parse_ptxas_log
 from costfuse.targets import get_target
 

@@ -1,11 +1,11 @@
 """Launch configs sampled around the heuristic, for the dataset.
 
-The heuristic (``data.launch_config.heuristic_config``) keeps 8 elements per
+The heuristic (``costfuse.launch.heuristic_config``) keeps 8 elements per
 thread for pointwise kernels, where almost no fused body spills.  Autotuners
 (Inductor's included) also try wider tiles and fewer warps, and those are
 where fused bodies start to spill; the cost model must see both.  So each
 group is labelled at the heuristic config plus configs drawn from a wider
-space:
+space (:func:`costfuse.launch.wide_configs`):
 
 * pointwise: ``XBLOCK`` in 256..8192 (at most ``next_pow2(xnumel)``),
   ``num_warps`` in 1..8;
@@ -13,7 +13,7 @@ space:
   looped ``RBLOCK`` in 512..4096, ``XBLOCK`` in 1..64, ``num_warps`` in 2..16;
 
 keeping only configs with ``live_words * elems_per_thread <= bound``, and
-stratifying the draws by that pressure (see :func:`sample_configs`).  A
+stratifying the draws by that pressure (see :func:`stratified_draws`).  A
 pilot of 18 programs (1,209 kernels, sm_90) measured the spill rate by
 pressure: 0.3% at <= 32 words per thread, 0% at 32-64, 8% at 64-128, 32% at
 128-256, 86% at 256-512; so the draws target 128..1024 (``low``..``bound``),
@@ -32,52 +32,39 @@ from __future__ import annotations
 import math
 import random
 
-from costfuse.data.launch_config import MAX_TILE_ELEMS, LaunchConfig, next_pow2
+from costfuse.launch import LaunchConfig, wide_configs
 
 DEFAULT_BOUND_WORDS = 1024
 DEFAULT_LOW_WORDS = 128
 
 
-def elems_per_thread(c: LaunchConfig) -> float:
-    """Tile elements each thread holds: ``XBLOCK * RBLOCK / (32 * num_warps)``."""
-    return c.XBLOCK * c.RBLOCK / (32 * c.num_warps)
+def stratified_draws(pool: list[tuple[object, float]], k: int, rng: random.Random, low: float,
+                     bound: float) -> list[object]:
+    """Up to ``k`` distinct items of ``pool`` (``(item, pressure)`` pairs), stratified by pressure.
 
-
-def candidate_configs(xnumel: int, rnumel: int = 1) -> list[LaunchConfig]:
-    """The wide config space of this module's docstring, in a fixed order."""
-    out = []
-    if rnumel <= 1:
-        for xb in (256, 512, 1024, 2048, 4096, 8192):
-            if xb <= max(256, next_pow2(xnumel)):
-                out += [LaunchConfig(xb, 1, w) for w in (1, 2, 4, 8) if xb >= 32 * w]
-        return out
-    rblocks = [next_pow2(rnumel)] if next_pow2(rnumel) <= 16384 else []
-    rblocks += [r for r in (512, 1024, 2048, 4096) if r < rnumel]
-    for rb in rblocks:
-        for xb in (1, 2, 4, 8, 16, 32, 64):
-            if xb <= next_pow2(xnumel) and xb * rb <= MAX_TILE_ELEMS:
-                out += [LaunchConfig(xb, rb, w) for w in (2, 4, 8, 16) if xb * rb >= 32 * w]
-    return out
+    Each draw picks a target pressure log-uniformly in [``low``, ``bound``] and
+    takes the unused item whose pressure is closest to it (pressures below 1
+    count as 1; ties go to a random one), so the labels cover the whole range
+    from clearly safe to clearly spilling instead of piling up where the
+    config space is dense.  The v1 job (words per thread) and the group job
+    (estimated registers, ``data/group_job.py``) both draw this way.
+    """
+    pool = list(pool)
+    rng.shuffle(pool)  # random tie-breaks
+    lo, hi = math.log2(low), math.log2(bound)
+    chosen = []
+    for _ in range(min(k, len(pool))):
+        target = rng.uniform(lo, hi)
+        i = min(range(len(pool)), key=lambda i: abs(math.log2(max(pool[i][1], 1.0)) - target))
+        chosen.append(pool.pop(i)[0])
+    return chosen
 
 
 def sample_configs(xnumel: int, rnumel: int, live_words: int, k: int, rng: random.Random,
                    exclude: LaunchConfig | None = None, bound: int = DEFAULT_BOUND_WORDS,
                    low: int = DEFAULT_LOW_WORDS) -> list[LaunchConfig]:
-    """Up to ``k`` distinct configs within the bound (never ``exclude``), stratified by pressure.
-
-    Each draw picks a target pressure ``live_words * elems_per_thread``
-    log-uniformly in [low, bound] and takes the unused config closest to it, so
-    the dataset covers the whole range from clearly safe to clearly
-    spilling instead of piling up where the config space is dense.
-    """
+    """Up to ``k`` distinct configs of :func:`costfuse.launch.wide_configs` within the bound (never
+    ``exclude``), drawn by :func:`stratified_draws` on ``live_words * elems_per_thread``."""
     live = max(live_words, 1)
-    pool = [c for c in candidate_configs(xnumel, rnumel)
-            if c != exclude and live * elems_per_thread(c) <= bound]
-    rng.shuffle(pool)  # random tie-breaks
-    chosen: list[LaunchConfig] = []
-    for _ in range(min(k, len(pool))):
-        target = rng.uniform(math.log2(low), math.log2(bound))
-        best = min((c for c in pool if c not in chosen),
-                   key=lambda c: abs(math.log2(live * elems_per_thread(c)) - target))
-        chosen.append(best)
-    return chosen
+    pool = [(c, live * c.elems_per_thread()) for c in wide_configs(xnumel, rnumel) if c != exclude]
+    return stratified_draws([(c, p) for c, p in pool if p <= bound], k, rng, low, bound)

@@ -15,7 +15,8 @@ candidate is lowered (``data/lowering/kernel.py``) and compiled at:
   (``costfuse.launch.config_space``), stratified by the analytical register
   estimate (``cost_models/group_time.py``): each draw targets a pressure
   log-uniform in [``low_regs``, ``bound_regs``] and takes the unused config
-  nearest to it, so the labels cover "clearly safe" to "clearly spilling".
+  nearest to it (``stratified_draws`` of ``data/config_sampling.py``, v1's
+  sampler), so the labels cover "clearly safe" to "clearly spilling".
   The bound keeps ptxas off the configs that spill kilobytes (minutes per
   compile, docs/design.md §5).  A pilot (18 programs, 751 kernels, targets
   48..2048) spilled on 16% of sampled configs and 2.6% of pointwise ones,
@@ -29,18 +30,26 @@ candidate is lowered (``data/lowering/kernel.py``) and compiled at:
 The job machinery (batches, atomic shards, resume, one kernel stored once,
 local or Ray executors) is v1's (``data/job.py``); only the candidates and
 the row schema (v2, ``data/store.py``) differ.
+
+``data/sm90_v2`` was generated before the looped lowering computed
+softmax-like sums online (issue #26, ``costfuse/online_softmax.py``): its
+looped softmax, log-softmax and cross-entropy kernels are the three-pass
+ones, and their ``hbm_bytes``, sources and ``kernel_id`` say so.  This job
+now lowers those kernels in two passes (one for a loss that stores only
+per-row values), so a rerun would label other kernels for those groups; the
+dataset is kept as generated, not regenerated.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 import random
 import shlex
 import sys
 from dataclasses import dataclass, field
 
 from costfuse.data.compile import arch_name
+from costfuse.data.config_sampling import stratified_draws
 from costfuse.data.group_programs import GROUP_KINDS, draw_params, generate_group_program
 from costfuse.data.job import Candidate, _unlabelled
 from costfuse.data.lowering.unsupported import UnsupportedOp
@@ -157,13 +166,9 @@ def group_configs(shape, picks: dict, spec: GroupJobSpec, rng: random.Random) ->
     space = config_space(shape)
     regs = score_configs(shape, space, get_target(arch_name(spec.arch))).regs
     pool = [(c, r) for c, r in zip(space, regs) if c not in sources and r <= spec.bound_regs]
-    rng.shuffle(pool)
-    lo, hi = math.log2(spec.low_regs), math.log2(spec.bound_regs)
     wanted = spec.sample_configs // POINTWISE_SAMPLE_SHARE if shape.pointwise else spec.sample_configs
-    for _ in range(min(wanted, len(pool))):
-        target = rng.uniform(lo, hi)
-        k = min(range(len(pool)), key=lambda i: abs(math.log2(max(pool[i][1], 1.0)) - target))
-        sources[pool.pop(k)[0]] = ["sampled"]
+    for c in stratified_draws(pool, wanted, rng, spec.low_regs, spec.bound_regs):
+        sources[c] = ["sampled"]
     return [(c, ",".join(dict.fromkeys(s))) for c, s in sources.items()]
 
 

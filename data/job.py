@@ -31,7 +31,7 @@ from costfuse.data.dedupe import keep_new_kernels
 from costfuse.data.families import FAMILIES, generate
 from costfuse.data.config_sampling import DEFAULT_BOUND_WORDS, sample_configs
 from costfuse.data.edge_groups import enumerate_groups, fuse_group
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.lowering.reference_functions import generic_as_function
 from costfuse.data.lowering.unsupported import UnsupportedOp

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from types import ModuleType
 
-from costfuse.data.atomic import write_text
+from costfuse.atomic import write_text
 
 CACHE_ENV = "COSTFUSE_CACHE_DIR"
 

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from costfuse.data.atomic import write_json
+from costfuse.atomic import write_json
 from costfuse.data.store import read_shard, shard_version, shards, write_shard
 
 PROVENANCE = "_latency_provenance.json"   # "_": pyarrow's dataset discovery skips it

@@ -117,7 +117,7 @@ def done_kernels(out: str | os.PathLike) -> set[str]:
 def write_rows(out: str | os.PathLike, name: str, rows: list[dict], schema: pa.Schema = PROFILE_SCHEMA) -> Path:
     """Atomically write ``rows`` as ``out/name.parquet`` (``gpu_run.py``'s rows too, with its schema).
 
-    ``data/atomic.py``'s rule (temp file beside the target, readable mode,
+    ``costfuse/atomic.py``'s rule (temp file beside the target, readable mode,
     rename), written out here: this file imports nothing of CostFuse.
     """
     out = Path(out)

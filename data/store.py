@@ -22,7 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from costfuse.data.atomic import atomic_path
+from costfuse.atomic import atomic_path
 
 SCHEMA_VERSION = 1       # v1 rows; :data:`SCHEMAS` has every version
 _META_KEY = b"costfuse.schema_version"

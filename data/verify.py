@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 
 from costfuse.ir import IRError
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.lowering.generic_info import analyze
 from costfuse.data.lowering.reference_functions import generic_as_function

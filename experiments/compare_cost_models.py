@@ -570,7 +570,7 @@ def build_report(args, command, specs, workloads, held, policies, runs, kernels,
         latency_note(has_latency, latency),
         "",
         "Tile policies: `heuristic` compiles every kernel at the config the lowering picks "
-        "(`data.launch_config.heuristic_config`, 8 elements per thread for pointwise kernels); `wide` at "
+        "(`costfuse.launch.heuristic_config`, 8 elements per thread for pointwise kernels); `wide` at "
         "XBLOCK x4 with the same warps and RBLOCK (at most 32 elements per thread), the same policy for every "
         "model. The analytical and learned models decide at the policy their kernels are compiled at.",
         "",

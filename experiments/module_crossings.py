@@ -2,7 +2,7 @@
 
 A decision that hops between modules dozens of times is a concept spread over
 several homes (the review that filed #28 counted 111 crossings, 71 of them
-between ``launch.py`` and ``data/launch_config.py``, because every launch
+between ``launch.py`` and ``data/launch_config.py`` (now merged into ``launch.py``), because every launch
 validated itself through the other module).  This traces one decision with
 ``sys.setprofile`` and counts Python calls and returns whose caller and callee
 live in different CostFuse modules (the standard library, MLIR bindings and

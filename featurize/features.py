@@ -40,7 +40,7 @@ from typing import Any
 from costfuse.featurize.liveness import Body, body_of, pressure
 from iree.compiler import ir
 
-from costfuse.estimates import elem_bits, tile_registers
+from costfuse.estimates import elem_bits, memory_bytes, tile_registers
 from costfuse.graph import GENERIC, chain_length, indexing_maps, iterator_kinds, num_inputs, walk_ops
 from costfuse.ir import diagnostics_of
 from costfuse.targets import DEFAULT_TARGET
@@ -69,7 +69,7 @@ class Operand:
 
     @property
     def bytes(self) -> int:
-        return self.numel * max(1, self.bits // 8)
+        return self.numel * memory_bytes(self.bits)
 
 
 @dataclass(frozen=True)

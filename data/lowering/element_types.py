@@ -6,11 +6,16 @@ kernel's ``SIGNATURE`` (which the compile worker specialises) and the torch
 dtype names of ``INPUTS``/``OUTPUTS`` (which the interpreter runner and the GPU
 profiler allocate) all come from it.  ``index`` is lowered to int64,
 because that is its width on every target IREE's llvm-cpu reference uses.
+Widths are not repeated here: they are :func:`costfuse.estimates.elem_bits`'s,
+the one table the cost models read too, so a kernel's bytes and the model's
+bytes use the same width.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from costfuse.estimates import elem_bits
 
 
 @dataclass(frozen=True)
@@ -20,20 +25,23 @@ class ElemType:
     pointer: str     # Triton signature of a pointer to it: *fp32
     torch: str       # torch dtype attribute name: float32
     is_float: bool
-    bits: int
+
+    @property
+    def bits(self) -> int:
+        return elem_bits(self.mlir)
 
 
 _TYPES = [
-    ElemType("f64", "tl.float64", "*fp64", "float64", True, 64),
-    ElemType("f32", "tl.float32", "*fp32", "float32", True, 32),
-    ElemType("f16", "tl.float16", "*fp16", "float16", True, 16),
-    ElemType("bf16", "tl.bfloat16", "*bf16", "bfloat16", True, 16),
-    ElemType("i64", "tl.int64", "*i64", "int64", False, 64),
-    ElemType("i32", "tl.int32", "*i32", "int32", False, 32),
-    ElemType("i16", "tl.int16", "*i16", "int16", False, 16),
-    ElemType("i8", "tl.int8", "*i8", "int8", False, 8),
-    ElemType("i1", "tl.int1", "*i1", "bool", False, 1),
-    ElemType("index", "tl.int64", "*i64", "int64", False, 64),
+    ElemType("f64", "tl.float64", "*fp64", "float64", True),
+    ElemType("f32", "tl.float32", "*fp32", "float32", True),
+    ElemType("f16", "tl.float16", "*fp16", "float16", True),
+    ElemType("bf16", "tl.bfloat16", "*bf16", "bfloat16", True),
+    ElemType("i64", "tl.int64", "*i64", "int64", False),
+    ElemType("i32", "tl.int32", "*i32", "int32", False),
+    ElemType("i16", "tl.int16", "*i16", "int16", False),
+    ElemType("i8", "tl.int8", "*i8", "int8", False),
+    ElemType("i1", "tl.int1", "*i1", "bool", False),
+    ElemType("index", "tl.int64", "*i64", "int64", False),
 ]
 ELEM_TYPES: dict[str, ElemType] = {t.mlir: t for t in _TYPES}
 # Types a kernel may read or write in memory (index tensors are not a thing in

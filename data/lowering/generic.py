@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from costfuse.data.launch_config import LaunchConfig, heuristic_config
+from costfuse.launch import LaunchConfig, heuristic_config
 from costfuse.data.lowering.body import BodyEmitter, Val, tl_type
 from costfuse.data.lowering.generic_info import GenericInfo, analyze, as_generic
 from costfuse.data.lowering.index_space import IndexSpace
@@ -166,7 +166,7 @@ class _GenericCodegen:
 def lower_generic(op, config: LaunchConfig | None = None) -> LoweredKernel:
     """Lower ``op`` (a ``linalg.generic`` op or opview) to a Triton kernel.
 
-    ``config`` defaults to :func:`data.launch_config.heuristic_config`.  Raises
+    ``config`` defaults to :func:`costfuse.launch.heuristic_config`.  Raises
     :class:`UnsupportedOp` (op name + reason) for unsupported constructs and
     ``ValueError`` for a config that does not fit the kernel (an RBLOCK on a
     pointwise kernel).

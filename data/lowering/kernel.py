@@ -55,7 +55,8 @@ from costfuse.data.lowering.index_space import IndexSpace
 from costfuse.data.lowering.kernel_args import TensorArg, elem_bytes, prod, tensor_arg, tensor_bytes
 from costfuse.data.lowering.kernel_function import (as_function, function_name, kernel_functions, kernel_launch,
                                                     kernel_members)
-from costfuse.data.lowering.reduction import COMBINERS, acc_type, emit_reductions, final_value, match_reductions
+from costfuse.data.lowering.reduction import (COMBINERS, ReductionCode, acc_type, emit_reductions, final_value,
+                                              match_reductions)
 from costfuse.data.lowering.report import LoweringReport
 from costfuse.data.lowering.source import LoweredKernel, render_source
 from costfuse.data.lowering.unsupported import UnsupportedOp
@@ -161,6 +162,7 @@ class _KernelCodegen:
         self.pass_read: set = set()        # arguments some pass has read
         self.borrowed: set = set()         # arguments whose rowwise load stands for a pass's read
         self.gathered: dict = {}           # argument -> bytes its gathers read (tensor.extract)
+        self.reduced: dict = {}            # reduce member -> {output: the value it reduces} of its latest pass
 
     def _access(self, i: int, name: str, v: ir.Value, amap: ir.AffineMap) -> TensorArg:
         """Member ``i``'s access to ``v`` through ``amap``, in the kernel's loops:
@@ -272,11 +274,36 @@ class _KernelCodegen:
         slots, skip = match_reductions(body_of(op), n_in, n_out, [self.k])
         em.run(skip=skip)
         values = {s.out: em.value(s.value, "linalg.yield") for s in slots}
+        self.reduced[i] = values
         for s in slots:
             self.helpers.add(COMBINERS[s.combiner].helper)
         code = emit_reductions(slots, values, self._out_types(i), persistent, tag=f"{i}_")
         self._inits(i, slots, phase)
         return slots, code
+
+    def _online_sum(self, i: int, mx: int, r: int, phase: _Phase):
+        """Online sum member ``i`` (:mod:`costfuse.online_softmax`): ``sum(exp(x - m))`` where ``m`` is
+        output ``r`` of max member ``mx``, which reduces ``x`` in this same pass.  Per lane, ``acc``
+        holds the sum of ``exp(x - running max)``, rescaled by ``exp(old max - new max)`` as the max
+        member's accumulator grows; after the loop each lane is rescaled to the row's final max and
+        the lanes are summed.  A lane whose max is still -inf has summed nothing.  A row whose final
+        max is -inf (every element -inf) sums NaN, as the three-pass sum does (each term is
+        ``exp(-inf - -inf)``).  The first step line, the old max, goes before the max member's
+        update."""
+        op = self.shape.members[i].op
+        slots, _ = match_reductions(body_of(op), num_inputs(op), 1, [self.k])
+        self._inits(i, slots, phase)
+        self.helpers.add(COMBINERS["arith.addf"].helper)
+        t, y = acc_type(self._out_types(i)[0]), self.reduced[mx][r].expr
+        acc, m, old, inf = f"acc{i}_0", f"acc{mx}_{r}", f"mprev{i}_0", 'float("-inf")'
+        step = [f"{old} = {m}",
+                f"{acc} = tl.where({m} == {inf}, {acc}, {acc} * tl.exp({old} - {m})"
+                f" + tl.where(xmask & rmask, tl.exp({y} - {m}), 0.0))"]
+        final = f"v{mx}_{r}"
+        rescaled = f"tl.where({m} == {inf}, 0.0, {acc} * tl.exp({m} - {final}))"
+        finish = [f"red{i}_0 = tl.where({final} == {inf}, float(\"nan\"), "
+                  f"{COMBINERS['arith.addf'].reduce(rescaled)}[:, None])"]
+        return slots, ReductionCode([f"{acc} = tl.full([XBLOCK, RBLOCK], 0.0, {tl_type(t)})"], step, finish)
 
     def _out_types(self, i: int) -> list[str]:
         return [_elem(r) for r in self.shape.members[i].op.results]
@@ -342,6 +369,7 @@ class _KernelCodegen:
         shape, n, rowwise = self.shape, self.shape.n, self.rowwise
         out: list[str] = []
         needed = shape._needed
+        online = {s: (mx, r) for s, mx, r in shape.online}
         for p in range(shape.n_passes + 1):
             before = len(rowwise.lines)
             for i, m in enumerate(shape.members):
@@ -354,15 +382,23 @@ class _KernelCodegen:
             self.phases.append(phase)
             self.full_values = {}
             reductions, init, step, finish = [], [], [], []
+            step_of: dict[int, int] = {}     # reduce member -> where its step lines start
+            late: dict[int, list[str]] = {}  # online sum -> its finish lines
             for i, m in enumerate(shape.members):
                 if i not in needed[p]:
                     continue
                 if m.role == FULL:
                     self._elementwise(i, phase)
+                    continue
+                step_of[i] = len(step)
+                if i in online:     # its finish needs its max's final value: it goes after that
+                    slots, code = self._online_sum(i, *online[i], phase)
+                    step.insert(step_of[online[i][0]], code.step.pop(0))    # the max before this pass's update
+                    late[i], code.finish = code.finish, []
                 else:
                     slots, code = self._reduction(i, phase, persistent=False)
-                    reductions.append((i, slots))
-                    init, step, finish = init + code.init, step + code.step, finish + code.finish
+                reductions.append((i, slots))
+                init, step, finish = init + code.init, step + code.step, finish + code.finish
             stores = [self._store(k) for k, (i, _) in enumerate(self.out_refs)
                       if shape.members[i].role == FULL and shape.pass_of[i] == p]
             loop = ["rindex = roffset + tl.arange(0, RBLOCK)[None, :]", f"rmask = rindex < {n}"]
@@ -370,7 +406,7 @@ class _KernelCodegen:
             out += [ln for rdep, ln in phase.lines if not rdep] + init
             out += [f"for roffset in range(0, {n}, RBLOCK):"] + ["    " + ln for ln in loop] + finish
             for i, slots in reductions:
-                out += self._finals(i, slots)
+                out += late.get(i, []) + self._finals(i, slots)
         out += [self._store(k) for k, (i, _) in enumerate(self.out_refs) if shape.members[i].role != FULL]
         return out
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
+from costfuse.estimates import memory_bytes
 from costfuse.data.lowering.element_types import ELEM_TYPES, MEMORY_TYPES
 from costfuse.data.lowering.unsupported import UnsupportedOp
 
@@ -49,7 +50,7 @@ def row_major_strides(shape) -> list[int]:
 
 def elem_bytes(elem: str) -> int:
     """Bytes of one element of MLIR type ``elem`` in memory (i1 as one byte)."""
-    return max(8, ELEM_TYPES[elem].bits) // 8
+    return memory_bytes(ELEM_TYPES[elem].bits)
 
 
 def tensor_bytes(arg: TensorArg) -> int:

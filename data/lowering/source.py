@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.lowering.element_types import ELEM_TYPES
 from costfuse.data.lowering.jit_helpers import HELPERS
 from costfuse.data.lowering.kernel_args import TensorArg

@@ -33,7 +33,7 @@ from costfuse.data.compile import (
     ptxas_version,
     triton_version,
 )
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.ptxas_output import (
     EIATTR_FRAME_SIZE,
     EIATTR_REGCOUNT,

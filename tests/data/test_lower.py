@@ -13,7 +13,7 @@ import helpers.kernel_cases as kc
 import numpy as np
 import pytest
 from costfuse.data.interpret import run_interpreted
-from costfuse.data.launch_config import (
+from costfuse.launch import (
     LOOPED_RBLOCK,
     PERSISTENT_RBLOCK_CAP,
     LaunchConfig,
@@ -813,7 +813,7 @@ def test_a_reduction_with_two_outputs_reads_both_inits_and_writes_both():
 
 def test_the_default_config_is_the_heuristic_for_the_generics_own_sizes():
     """A reduction gets ``heuristic_config(rows, row length)``; a pointwise generic ``(elements, 1)``."""
-    from costfuse.data.launch_config import heuristic_config
+    from costfuse.launch import heuristic_config
 
     module = parse_module(row_reduction((4, 64), "f32", "arith.addf"))
     (g,) = generics_of(module)

@@ -14,7 +14,7 @@ import pytest
 import helpers.kernel_cases as kc
 from costfuse.data.lowering.element_types import ELEM_TYPES
 from costfuse.data.interpret import run_interpreted
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.lowering.body import BodyEmitter, Val
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.lowering.unsupported import UnsupportedOp

@@ -25,7 +25,7 @@ import pytest
 
 import helpers.kernel_cases as kc
 from costfuse.data.interpret import run_interpreted
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.lowering.body import Val
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.lowering.kernel import lower_kernel

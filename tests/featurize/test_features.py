@@ -9,7 +9,7 @@ import pytest
 
 from costfuse.data.edge_groups import enumerate_groups, fuse_group
 from costfuse.data.families import FAMILIES, generate
-from costfuse.data.launch_config import LaunchConfig, heuristic_config
+from costfuse.launch import LaunchConfig, heuristic_config
 from costfuse.featurize.features import (FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION, FeatureError, analyze_generic,
                                          analyze_text, bytes_saved_exact, features, find_generic, launch_params,
                                          op_class)

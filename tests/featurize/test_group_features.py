@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.featurize.group_features import (
     GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, JOINT_COLUMNS, LAUNCH_COLUMNS, group_features, group_static,
     launch_for_v1_config,
@@ -47,7 +47,7 @@ def test_the_softmax_group_columns(generics):
     s = group_static(analyze_kernel(generics(8, 100, "f32")))
     assert {k: s[k] for k in ("n_members", "n_full", "n_reduce", "n_rowwise", "n_inputs", "n_outputs", "live_full",
                               "words", "n_passes", "pointwise")} == dict(
-        n_members=4, n_full=2, n_reduce=2, n_rowwise=0, n_inputs=1, n_outputs=1, live_full=2, words=1, n_passes=3,
+        n_members=4, n_full=2, n_reduce=2, n_rowwise=0, n_inputs=1, n_outputs=1, live_full=2, words=1, n_passes=2,
         pointwise=0.0)
     assert (s["log2_n"], s["log2_rows"], s["n_pad_ratio"]) == (math.log2(100), 3.0, 1.28)
     assert (s["in_bytes_per_elem"], s["out_bytes_per_elem"]) == (4.0, 4.0)

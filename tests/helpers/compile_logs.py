@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.lowering.walk import generics_of
 

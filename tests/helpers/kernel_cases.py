@@ -74,7 +74,8 @@ def _maps(k: int) -> tuple[str, str]:
 
 
 def softmax(rows=(6,), n=100, t="f32") -> str:
-    """max-reduce, sub, exp, sum-reduce, div: 2 reductions, 3 looped passes."""
+    """max-reduce, sub, exp, sum-reduce, div: 2 reductions, 2 looped passes in f32/f64 (the sum runs
+    online in the max's pass, costfuse/online_softmax.py), 3 in bf16/f16."""
     k, full, row = len(rows), *_maps(len(rows))
     shape, it = tuple(rows) + (n,), "p" * len(rows) + "r"
     fx = [("%x", shape, t, full)]
@@ -209,6 +210,25 @@ def argmax_shift(m=6, n=100) -> str:
     body.append(generic("%z", 2, "pp", [x, ("%mx#0", (m,), "f32", "d0")], [("%e", (m, n), "f32", "d0, d1")],
                         ["%r = arith.subf %a0, %a1 : f32", "yield %r"]))
     return kernel_function([("%x", (m, n), "f32")], [("%z", (m, n), "f32"), ("%mx#1", (m,), "i64")], body)
+
+
+def softmax_argmax(m=6, n=100) -> str:
+    """Softmax whose row max is the arg-max pair ``torch.export`` writes for ``aten.max.dim`` (the
+    index also stored): the sum of ``exp(x - max)`` still runs online in the max's pass."""
+    x, t = ("%x", (m, n), "f32", "d0, d1"), "f32"
+    body = (_fill("%m0", (m,), t, NEG_INF[t]) + _fill("%i0", (m,), "i64", "0") + _fill("%s0", (m,), t, "0.0")
+            + _empty("%e", (m, n), t))
+    body.append(generic("%mx:2", 2, "pr", [x], [("%m0", (m,), t, "d0"), ("%i0", (m,), "i64", "d0")],
+                        ["%j = linalg.index 1 : index", "%ji = arith.index_cast %j : index to i64",
+                         "%v = arith.maximumf %a0, %o0 : f32", "%gt = arith.cmpf ogt, %a0, %o0 : f32",
+                         "%i = arith.select %gt, %ji, %o1 : i64", "yield %v, %i"]))
+    body.append(generic("%ex", 2, "pp", [x, ("%mx#0", (m,), t, "d0")], [("%e", (m, n), t, "d0, d1")],
+                        ["%d = arith.subf %a0, %a1 : f32", "%r = math.exp %d : f32", "yield %r"]))
+    body.append(generic("%sum", 2, "pr", [("%ex", (m, n), t, "d0, d1")], [("%s0", (m,), t, "d0")],
+                        ["%r = arith.addf %a0, %o0 : f32", "yield %r"]))
+    body.append(generic("%y", 2, "pp", [("%ex", (m, n), t, "d0, d1"), ("%sum", (m,), t, "d0")],
+                        [("%e", (m, n), t, "d0, d1")], ["%r = arith.divf %a0, %a1 : f32", "yield %r"]))
+    return kernel_function([("%x", (m, n), t)], [("%y", (m, n), t), ("%mx#1", (m,), "i64")], body)
 
 
 def column_sum(m=6, n=40) -> str:

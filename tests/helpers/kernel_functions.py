@@ -21,6 +21,14 @@ KERNELS = {
     "pointwise_f16": kc.pointwise_chain((2, 3, 40), "f16"),
     "cross_entropy_gather": kc.cross_entropy(),
     "cross_entropy_gather_bf16": kc.cross_entropy(5, 70, "bf16"),
+    "log_softmax_keepdim": kc.log_softmax_keepdim(),
+    "softmax_exp_of_m_minus_x": kc.softmax().replace("arith.subf %a0, %a1", "arith.subf %a1, %a0"),
+    "softmax_argmax": kc.softmax_argmax(),
+    # not online: the row statistic is a min; the sum adds exp(x - max) + 1, not exp(x - max)
+    "softmax_of_a_min": kc.softmax().replace("arith.maximumf", "arith.minimumf"),
+    "softmax_sum_of_exp_plus_one": kc.softmax().replace(
+        "%r = math.exp %a0 : f32", "%x1 = math.exp %a0 : f32\n    %c1 = arith.constant 1.0 : f32\n"
+        "    %r = arith.addf %x1, %c1 : f32"),
 }
 
 

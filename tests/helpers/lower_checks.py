@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from costfuse.data.launch_config import LaunchConfig
+from costfuse.launch import LaunchConfig
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.lowering.unsupported import UnsupportedOp
 from costfuse.data.lowering.walk import generics_of

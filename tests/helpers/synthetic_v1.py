@@ -10,7 +10,7 @@ from pathlib import Path
 
 from costfuse.data.edge_groups import enumerate_groups, fuse_group
 from costfuse.data.families import FAMILIES, generate
-from costfuse.data.launch_config import LaunchConfig, heuristic_config
+from costfuse.launch import LaunchConfig, heuristic_config
 from costfuse.data.lowering.reference_functions import generic_as_function
 from costfuse.data.store import SCHEMA, write_shard
 from costfuse.featurize.features import analyze_generic, features

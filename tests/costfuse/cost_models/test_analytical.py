@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 import pytest
-from costfuse.data.launch_config import heuristic_config
+from costfuse.launch import heuristic_config
 from costfuse.data.lowering.generic import lower_generic
 from costfuse.data.mlir_text import Program, ident, tensor
 

@@ -70,13 +70,13 @@ ROWS = [
     # 65536/(255*64) -> 4 blocks; 256 programs, 1 wave, 256*2/132/16 = 512/2112; 256 * 64 threads
     Row("softmax 4096x1024", KernelLaunch("persistent", 16, 1024, 2), 536, 2248, SOFTMAX_1024_HBM,
         SOFTMAX_1024_FLOPS, waves=1, util=512 / 2112, spill_traffic=2248 * 256 * 32 * 2),
-    # looped: x read in 3 passes + y = 4 x 16 MiB; 14 flops per element; live 2 + 2 accumulators = 4;
+    # looped: x read in 2 passes + y = 3 x 16 MiB; 20 flops per element; live 2 + 2 accumulators = 4;
     # ept = 4*512/32 = 64: 24 + 256 = 280 regs, (280 - 255) * 8 = 200 spill bytes; 1024 programs,
-    # 8 blocks, 1 wave, 1024/2112; ceil(1024/512) = 2 chunks per pass x 3 passes = 6 chunks;
+    # 8 blocks, 1 wave, 1024/2112; ceil(1024/512) = 2 chunks per pass x 2 passes = 4 chunks;
     # DRAM: each program re-reads 4 rows of 4 KiB, 1024 programs resident (32 blocks x 132 SMs by threads):
     # 16 MiB <= half the 60 MiB L2, so the re-reads hit L2: x once + y = 2 x 16 MiB
-    Row("softmax 4096x1024", KernelLaunch("looped", 4, 512, 1), 280, 200, 4 * 4096 * 1024 * 4, 14 * 4096 * 1024,
-        waves=1, util=1024 / 2112, spill_traffic=200 * 1024 * 32 * 6, dram=SOFTMAX_1024_HBM),
+    Row("softmax 4096x1024", KernelLaunch("looped", 4, 512, 1), 280, 200, 3 * 4096 * 1024 * 4, 20 * 4096 * 1024,
+        waves=1, util=1024 / 2112, spill_traffic=200 * 1024 * 32 * 4, dram=SOFTMAX_1024_HBM),
     # ept = 16*1024/512 = 32: 24 + 64 = 88 regs (cap 128 at 16 warps); 65536/(88*512) = 1.45 -> 1 block;
     # 256 programs over 132 SMs -> 2 waves; 132*16/132 = 16 warps in flight
     Row("softmax 4096x1024", KernelLaunch("persistent", 16, 1024, 16), 88, 0, SOFTMAX_1024_HBM, SOFTMAX_1024_FLOPS,

@@ -42,7 +42,7 @@ def _tiny_table():
     """Features of every fused group of 3 programs per family at 3 configs, with rule-made labels."""
     from costfuse.data.families import FAMILIES, generate
     from costfuse.data.edge_groups import enumerate_groups, fuse_group
-    from costfuse.data.launch_config import LaunchConfig, heuristic_config
+    from costfuse.launch import LaunchConfig, heuristic_config
     from costfuse.featurize.features import FEATURE_COLUMNS, analyze_generic, combine
     from costfuse.train.dataset import TrainingTable
 

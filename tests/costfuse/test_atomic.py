@@ -1,4 +1,4 @@
-"""data/atomic.py: a write either lands whole or leaves the old file, and the file is readable by others.
+"""costfuse/atomic.py: a write either lands whole or leaves the old file, and the file is readable by others.
 
 Every long job's output goes through it (shards, compile results, kernel
 sources, provenance, model metadata), so the guarantees are checked once here
@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from costfuse.data import atomic
+from costfuse import atomic
 from costfuse.data.kernel_files import write_kernel
 from costfuse.data.store import write_shard
 from helpers.rows import row
