@@ -53,6 +53,7 @@ class LoopedPick:
     persistent: str = ""        # the first spill-free persistent config found ("" if none)
     probed: int = 0             # persistent configs compiled
     note: str = ""
+    why: str = ""               # what learned's --explain says of the persistent config it passed over ("" if nothing)
 
 
 @dataclass
@@ -77,8 +78,10 @@ def probe_persistent(pool, arch: int, kernels, workload: str, k: int, max_row: i
         shape, launch = kern.shape, kern.estimate.launch
         if shape is None or launch.mode != "looped":
             continue
+        reason = kern.estimate.reason or ""
         pick = LoopedPick(workload, kern.label, launch.short(), shape.issued_bytes("looped"),
-                          shape.issued_bytes("persistent"))
+                          shape.issued_bytes("persistent"),
+                          why=next((part for part in reason.split("; ") if part.startswith("persistent ")), ""))
         out.append(pick)
         if shape.n > max_row:
             pick.note = f"not probed: rows of {shape.n} > --probe-max-row {max_row}"
@@ -210,16 +213,22 @@ def report(run: Run, command: str, cond: str) -> str:
     lines += ["", "## Goal 3: kernels `learned` loops, and their persistent configs under ptxas", "",
               "A looped kernel re-reads its inputs once per pass; a persistent one reads them once. Where a "
               "persistent config compiles spill-free, looping moves the issued bytes in the `looped` column "
-              "instead of the `persistent` one.", "",
+              "instead of the `persistent` one. The last column is what `--explain` says of the persistent config "
+              "`learned` passed over (costfuse/cost_models/group_time.py, `ConfigScores.passed_over`).", "",
               "| workload | kernel | learned's config | issued MB looped | issued MB persistent | "
-              "spill-free persistent config (ptxas) | configs compiled | note |", "|---|---|---|---|---|---|---|---|"]
+              "spill-free persistent config (ptxas) | configs compiled | note | learned's reason (--explain) |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for p in run.looped:
         lines.append(f"| {p.workload} | {p.label} | {p.looped} | {p.looped_bytes / 1e6:.1f} | "
-                     f"{p.persistent_bytes / 1e6:.1f} | {p.persistent or '-'} | {p.probed} | {p.note} |")
+                     f"{p.persistent_bytes / 1e6:.1f} | {p.persistent or '-'} | {p.probed} | {p.note} | "
+                     f"{p.why or '-'} |")
     passed_over = [p for p in run.looped if p.persistent and p.looped_bytes > p.persistent_bytes]
+    silent = [p for p in passed_over if not p.why]
     lines += ["", f"Looped by `learned` at more bytes although a persistent config compiles spill-free: "
                   f"{len(passed_over)} of {len(run.looped)} looped kernels"
-                  + (": " + ", ".join(f"{p.workload} {p.label}" for p in passed_over) if passed_over else ".")]
+                  + (": " + ", ".join(f"{p.workload} {p.label}" for p in passed_over) if passed_over else "."),
+              "", f"Of those, passed over without a reason in `--explain`: {len(silent)}"
+                  + (": " + ", ".join(f"{p.workload} {p.label}" for p in silent) if silent else ".")]
     lines += ["", "## Per workload", "", "| workload | policy | kernels | spilling kernels | spill bytes |",
               "|---|---|---|---|---|"]
     for w, by in run.outcomes.items():

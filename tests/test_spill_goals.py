@@ -52,9 +52,13 @@ def test_no_goal_against_always_without_its_spills():
 
 def test_looped_picks_that_pass_over_a_spill_free_persistent_config_are_named():
     looped = [sg.LoopedPick("w", "g1+g2", "looped x1 r64 w1", 2_000_000, 1_000_000, "persistent x1 r4096 w32", 1),
+              sg.LoopedPick("w", "g5", "looped x1 r64 w1", 2_000_000, 1_000_000, "persistent x1 r4096 w32", 1,
+                            why="persistent x1 r4096 w8 moves 1.0 MB, not 2.0 MB, but is predicted to spill"),
               sg.LoopedPick("w", "g3", "looped x1 r64 w1", 2_000_000, 1_000_000, "", 4, "none spill-free"),
               sg.LoopedPick("w", "g4", "looped x1 r64 w1", 1_000_000, 1_000_000, "persistent x1 r4096 w32", 1)]
     text = sg.report(_run(SPILLS, VerifyCounts(kernels=4, compiles=4), looped), "cmd", "cond")
     assert ("Looped by `learned` at more bytes although a persistent config compiles spill-free: "
-            "1 of 3 looped kernels: w g1+g2") in text
-    assert "| w | g3 | looped x1 r64 w1 | 2.0 | 1.0 | - | 4 | none spill-free |" in text
+            "2 of 4 looped kernels: w g1+g2, w g5") in text
+    assert "Of those, passed over without a reason in `--explain`: 1: w g1+g2" in text
+    assert "| w | g3 | looped x1 r64 w1 | 2.0 | 1.0 | - | 4 | none spill-free | - |" in text
+    assert "| 1 |  | persistent x1 r4096 w8 moves 1.0 MB, not 2.0 MB, but is predicted to spill |" in text
