@@ -34,7 +34,7 @@ test-slow: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python experiments/bench_pass.py
 
-# Issue #14, CPU side: plan every policy's kernels on the 39 workloads, then check every plan's shapes.
+# Issue #14, CPU side: plan every policy's kernels on every workload, then check every plan's shapes.
 # Carry build/gpu_workloads to the GPU machine and run experiments/gpu_run.py there (docs/design.md §10).
 gpu-prepare: $(STAMP)
 	$(BIN)/python experiments/gpu_workloads.py prepare --out build/gpu_workloads

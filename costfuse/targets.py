@@ -5,13 +5,13 @@ flagship data-centre part of that generation.  Numbers are public
 specification figures (SXM boards, boost clocks), not measurements; the
 analytical model uses them as a roofline and nothing is tuned to them.
 
-=========  ==========  =========  =======  ====  ==========  ==========  =============  ==========
-arch       part        HBM        L2       SMs   regs / SM   regs / thr  FP32 (no TC)   launch
-=========  ==========  =========  =======  ====  ==========  ==========  =============  ==========
-``sm_80``  A100 80GB   2.039 TB/s 40 MB    108   65,536      255         19.5 TFLOP/s   1 µs
-``sm_90``  H200        4.8 TB/s   60 MB    132   65,536      255         67 TFLOP/s     1 µs
-``sm_100`` B200        8.0 TB/s   126 MB*  148   65,536      255         75 TFLOP/s*    1 µs
-=========  ==========  =========  =======  ====  ==========  ==========  =============  ==========
+=========  ==========  =========  =======  ====  ==========  ==========  =============  ==========  ===========
+arch       part        HBM        L2       SMs   regs / SM   regs / thr  FP32 (no TC)   launch      HBM latency
+=========  ==========  =========  =======  ====  ==========  ==========  =============  ==========  ===========
+``sm_80``  A100 80GB   2.039 TB/s 40 MB    108   65,536      255         19.5 TFLOP/s   1 µs        600 ns*
+``sm_90``  H200        4.8 TB/s   60 MB    132   65,536      255         67 TFLOP/s     1 µs        600 ns*
+``sm_100`` B200        8.0 TB/s   126 MB*  148   65,536      255         75 TFLOP/s*    1 µs        600 ns*
+=========  ==========  =========  =======  ====  ==========  ==========  =============  ==========  ===========
 
 * ``sm_90`` is H100 and H200 alike for compile labels (same ISA, same
   register file); the row carries the H200's memory (4.8 TB/s HBM3e), the GPU
@@ -27,6 +27,17 @@ arch       part        HBM        L2       SMs   regs / SM   regs / thr  FP32 (n
   microbenchmarks put an H100 SXM's L2 near 12 TB/s against 3.35 TB/s of
   HBM3, about 3.6x; 2.5x is the conservative round figure).  An estimate,
   until the GPU measures it.
+* Bytes in flight (Little's law): HBM delivers its bandwidth only when
+  bandwidth x latency bytes are outstanding across the GPU.  ``hbm_latency_s``
+  is the loaded DRAM latency of a global load, one named constant per arch
+  (:data:`HBM_LATENCY_S`); all three are the same 600 ns estimate (published
+  microbenchmarks of A100 and H100 put it near 500-700 ns under load; none
+  is measured here, and no source gives B200's, so it keeps the same figure
+  until the GPU measures it): at 4.8 TB/s that is 2.88 MB in flight, 22 KB
+  per SM of the H200 (1.2 MB on the A100, 4.8 MB on the B200).  ``Target.bytes_to_saturate`` is the
+  product; the analytical time (:mod:`costfuse.cost_models.group_time`)
+  derates bandwidth by the bytes a config's resident programs have in flight
+  against it.
 * Residency: at most 2,048 threads and 32 blocks per SM on sm_80, sm_90 and
   sm_100 (CUDA's compute-capability tables); the L2 model
   (:func:`costfuse.estimates.l2_holds`) counts the programs resident at once
@@ -43,6 +54,11 @@ from dataclasses import dataclass
 import numpy as np
 
 L2_OVER_HBM_BANDWIDTH = 2.5
+HBM_LATENCY_S = {           # loaded DRAM latency of a global load, per arch (see the module docstring): estimates
+    "sm_80": 600e-9,
+    "sm_90": 600e-9,
+    "sm_100": 600e-9,
+}
 
 
 @dataclass(frozen=True)
@@ -60,6 +76,13 @@ class Target:
     launch_overhead_s: float    # fixed cost per kernel launch
     max_threads_per_sm: int = 2048
     max_blocks_per_sm: int = 32
+    hbm_latency_s: float = 600e-9   # loaded DRAM latency (Little's law): each row passes HBM_LATENCY_S[arch]
+
+    @property
+    def bytes_to_saturate(self) -> float:
+        """Bytes that must be in flight across the GPU for HBM to reach its bandwidth (Little's law:
+        bandwidth x latency; 2.88 MB on the H200)."""
+        return self.hbm_bytes_per_s * self.hbm_latency_s
 
     @property
     def l2_bytes_per_s(self) -> float:
@@ -81,9 +104,12 @@ class Target:
 
 
 TARGETS: dict[str, Target] = {t.arch: t for t in (
-    Target("sm_80", "A100 SXM4 80GB", 2.039e12, 40 * 2**20, 108, 65536, 255, 19.5e12, 1e-6),
-    Target("sm_90", "H200 SXM (H100: 3.35 TB/s, 50 MB L2)", 4.8e12, 60 * 2**20, 132, 65536, 255, 67e12, 1e-6),
-    Target("sm_100", "B200 (approximate, see notes)", 8.0e12, 126 * 2**20, 148, 65536, 255, 75e12, 1e-6),
+    Target("sm_80", "A100 SXM4 80GB", 2.039e12, 40 * 2**20, 108, 65536, 255, 19.5e12, 1e-6,
+           hbm_latency_s=HBM_LATENCY_S["sm_80"]),
+    Target("sm_90", "H200 SXM (H100: 3.35 TB/s, 50 MB L2)", 4.8e12, 60 * 2**20, 132, 65536, 255, 67e12, 1e-6,
+           hbm_latency_s=HBM_LATENCY_S["sm_90"]),
+    Target("sm_100", "B200 (approximate, see notes)", 8.0e12, 126 * 2**20, 148, 65536, 255, 75e12, 1e-6,
+           hbm_latency_s=HBM_LATENCY_S["sm_100"]),
 )}
 
 

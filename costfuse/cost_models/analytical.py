@@ -216,7 +216,10 @@ class Analytical(EdgePolicy, GroupPolicy):
         from costfuse.launch import config_space
 
         scores = score_configs(shape, config_space(shape), self._target)
-        return scores.estimate(scores.best(), f"fastest of {len(scores.configs)} configs by the analytical time")
+        i = scores.best()
+        why = scores.passed_over(i)
+        return scores.estimate(i, f"fastest of {len(scores.configs)} configs by the analytical time"
+                               + (f"; {why}" if why else ""))
 
     def weigh_configs(self, shape):
         """Every config of the space by the analytical time (``--explain=configs``)."""

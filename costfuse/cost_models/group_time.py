@@ -28,10 +28,19 @@ For a row kernel (:class:`costfuse.row_kernel.RowKernel`: a Linalg group's
 * coalescing: a program reads runs of ``rblock`` (``xblock`` when pointwise)
   contiguous elements; runs shorter than a 128-byte line use the bandwidth
   in proportion.
-* parallelism: HBM saturates only with enough warps in flight; resident
-  warps per SM are limited by the grid and by registers, and the achieved
-  fraction is ``min(1, warps in flight / WARPS_TO_SATURATE)``.  Each wave of
-  programs over the SMs costs ``WAVE_S`` more (tiny programs are not free).
+* parallelism (Little's law, issue #29): HBM delivers its bandwidth only
+  with ``Target.bytes_to_saturate`` (bandwidth x loaded latency) bytes in
+  flight.  A resident program has one tile in flight: ``xblock * rblock``
+  elements (``xblock`` pointwise) times the bytes the kernel moves per
+  element and pass (its issued bytes over passes and elements); resident
+  programs are limited by the grid, by threads and by registers
+  (occupancy).  The achieved fraction is ``min(1, bytes in flight /
+  bytes_to_saturate)``, so a looped kernel with small chunks, or a grid
+  too small to fill the GPU, cannot reach peak bandwidth however many warps
+  it has, while a persistent tile of a long row can.  Each wave of programs
+  over the SMs costs ``WAVE_S`` more (tiny programs are not free).  This
+  replaced a count of warps in flight, which saturated a 1-warp looped
+  kernel of 64-element chunks as easily as a persistent one (issue #29).
 
 Every term is an estimate with a named constant; what ptxas really does at a
 config is what the learned model is trained on (issue #13).
@@ -54,7 +63,6 @@ MAX_BLOCKS_PER_SM = 32
 WAVE_S = 0.1e-6           # scheduling one wave of programs across the GPU (a guess until GPU labels exist:
                           # enough to keep programs of a few elements from looking free, far below an HBM pass)
 COALESCED_BYTES = 128     # a row run shorter than one 128-byte line wastes the rest of the transaction
-WARPS_TO_SATURATE = 16    # warps per SM in flight that keep HBM busy on H100/H200-class parts
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,26 @@ class ConfigScores:
         t = self.time_s if allowed is None else np.where(allowed, self.time_s, np.inf)
         i = int(np.argmin(t))
         return None if not np.isfinite(t[i]) else i
+
+    def passed_over(self, i: int, rejected=None) -> str:
+        """Why config ``i``, if looped, was taken over the persistent configs that move fewer issued bytes
+        (issue #29: a persistent config is never passed over without a reason in ``--explain``); ``""`` if
+        ``i`` is not looped or no persistent config moves fewer bytes.  It names the fastest such config by
+        this time and says why: ``rejected[j]``, where a policy rejected config ``j`` for another reason
+        (a text per config, ``""`` for none: e.g. a predicted spill), else that it is estimated slower."""
+        if self.configs[i].mode != "looped":
+            return ""
+        fewer = [j for j, c in enumerate(self.configs)
+                 if c.mode == "persistent" and self.issued_bytes[j] < self.issued_bytes[i]]
+        if not fewer:
+            return ""
+        j = min(fewer, key=lambda k: (self.time_s[k], k))
+        alt = (f"{self.configs[j].short()} moves {self.issued_bytes[j] / 1e6:.1f} MB, "
+               f"not {self.issued_bytes[i] / 1e6:.1f} MB, but")
+        if rejected is not None and rejected[j]:
+            return f"{alt} {rejected[j]}"
+        spill = f", with {self.spill_bytes[j]:.0f} B/thread of spills estimated" if self.spill_bytes[j] else ""
+        return f"{alt} is estimated slower ({self.time_s[j] * 1e6:.2f} us vs {self.time_s[i] * 1e6:.2f} us{spill})"
 
     def estimate(self, i: int, reason: str):
         """Config ``i`` and its estimates as a ``GroupEstimate`` (what a model's ``best_config`` returns)."""
@@ -134,8 +162,11 @@ def score_configs(shape: RowKernel, configs: list[KernelLaunch], target: Target,
     blocks_by_regs = np.floor(target.regs_per_sm / np.maximum(1.0, used * 32.0 * w))
     blocks_per_sm = np.maximum(1.0, np.minimum(np.minimum(blocks_by_regs, MAX_WARPS_PER_SM / w), MAX_BLOCKS_PER_SM))
     waves = np.ceil(programs / (blocks_per_sm * target.sms))
-    in_flight = np.minimum(programs, blocks_per_sm * target.sms) * w / target.sms
-    util = np.minimum(1.0, in_flight / WARPS_TO_SATURATE)
+    passes = np.where(mode == "looped", float(shape.n_passes), 1.0)
+    bytes_per_elem = issued_c / (passes * float(numel(shape)))        # moved per element and pass
+    tile = np.where(mode == "pointwise", x, x * r)
+    in_flight = np.minimum(programs, blocks_per_sm * target.sms) * tile * bytes_per_elem
+    util = np.minimum(1.0, in_flight / target.bytes_to_saturate)
     run = np.where(mode == "pointwise", x, r) * shape.read_elem_bytes
     util = util * np.minimum(1.0, run / COALESCED_BYTES)
 

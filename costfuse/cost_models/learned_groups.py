@@ -234,10 +234,14 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     order = [i for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
     batches = [order] if spill_budget > 0 else [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
     scored = 0
+    rejected = ["is outside the training range" if o else "" for o in out_of_range]   # for --explain (issue #29)
     for idx in batches:
         pred = heads.predict(X[idx], spill_bytes=spill_budget > 0)
         scored += len(idx)
         ok = np.flatnonzero(pred["spill_bytes"] <= spill_budget)
+        for k in np.flatnonzero(pred["spill_bytes"] > spill_budget):
+            rejected[idx[k]] = (f"is predicted to spill (P(spill)={pred['p_spill'][k]:.2f})" if spill_budget <= 0
+                                else "is predicted to spill past the budget")
         if not len(ok):
             continue
         if spill_budget > 0:    # spill traffic within the budget reorders the configs
@@ -251,8 +255,10 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
         else:
             j, scores = int(ok[0]), base
             i = idx[j]
+        why = scores.passed_over(i, rejected)
         est = scores.estimate(i, f"learned: fastest config predicted spill-free (P(spill)={pred['p_spill'][j]:.2f}), "
-                                 f"{scored} of {len(configs)} configs predicted in analytical-time order")
+                                 f"{scored} of {len(configs)} configs predicted in analytical-time order"
+                                 + (f"; {why}" if why else ""))
         return replace(est, regs=heads.regs(X[i])), ""
     return None, f"no config of {len(configs)} predicted within the spill budget"
 

@@ -3,8 +3,9 @@
 These are the workloads of the kernel-group experiments (docs/design.md §10):
 each module is one *group kind* of that section (softmax, a norm forward or
 backward, cross-entropy, an attention-score epilogue, a gate, residual + norm,
-an optimizer step), written the way the model it names writes it, so the
-exported Linalg has the ops the real graph has (bf16 -> f32 upcasts included).
+an optimizer step, the backward of a decoder layer's chain of norms), written
+the way the model it names writes it, so the exported Linalg has the ops the
+real graph has (bf16 -> f32 upcasts included).
 
 Conventions, all so that ``costfuse import-torch experiments/workloads/blocks.py:CLASS``
 exports a small, matmul-free module (``experiments/workloads/export.py``):
@@ -267,6 +268,66 @@ class AddLayerNorm(nn.Module):
     def forward(self, residual, h, weight, bias):
         s = residual + h
         return layer_norm(s, weight, bias, self.eps), s
+
+
+# ---------------------------------------------------------------------------
+# Norm chains between two matmuls, backward (issue #29: where a whole-row kernel runs out of registers)
+
+
+def gemma_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    """``Gemma2RMSNorm.forward`` (HF transformers, models/gemma2/modeling_gemma2.py; Gemma-3 has the same):
+    f32 statistics, times ``1 + weight``, cast back."""
+    xf = x.float()
+    out = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
+    return (out * (1.0 + weight.float())).type_as(x)
+
+
+def norm_span(norm: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], x, attn_out, mlp_out, w_in, w_post_attn,
+              w_pre_ffn, w_post_ffn, w_next_in):
+    """The non-matmul span of a decoder layer with norms before and after each sublayer ("sandwich" or
+    Peri-LN), from the layer's input to the next layer's attention input: ``input_layernorm(x)`` (attention
+    input), ``h = x + post_attention_layernorm(attn_out)``, ``pre_feedforward_layernorm(h)`` (MLP input),
+    ``out = h + post_feedforward_layernorm(mlp_out)`` and the next layer's ``input_layernorm(out)``.
+    Returns the four values a matmul or the next layer reads."""
+    h = x + norm(attn_out, w_post_attn)
+    out = h + norm(mlp_out, w_post_ffn)
+    return norm(x, w_in), norm(h, w_pre_ffn), out, norm(out, w_next_in)
+
+
+def span_grads(norm, x, attn_out, mlp_out, weights, out_grads):
+    """Gradients of :func:`norm_span` w.r.t. its three activations and five weights, for the gradients of its
+    four outputs (what the backward of the matmuls around it hands over)."""
+    with torch.enable_grad():
+        leaves = [t.detach().requires_grad_(True) for t in (x, attn_out, mlp_out, *weights)]
+        return torch.autograd.grad(norm_span(norm, *leaves), leaves, out_grads)
+
+
+class GemmaNormSpanBackward(nn.Module):
+    """Group kind: norm-chain backward.  Gemma-2's and Gemma-3's decoder layers norm before *and* after
+    attention and the MLP (``input_layernorm``, ``post_attention_layernorm``, ``pre_feedforward_layernorm``,
+    ``post_feedforward_layernorm``, each a ``Gemma2RMSNorm`` with eps 1e-6): the backward of
+    :func:`norm_span` with those norms.  Five row reductions chained in one row: the longest-lived
+    whole-row kernel of a training step."""
+
+    eps = 1e-6
+
+    def forward(self, x, attn_out, mlp_out, w_in, w_post_attn, w_pre_ffn, w_post_ffn, w_next_in,
+                g_attn_in, g_mlp_in, g_out, g_next_in):
+        return span_grads(lambda t, w: gemma_rms_norm(t, w, self.eps), x, attn_out, mlp_out,
+                          (w_in, w_post_attn, w_pre_ffn, w_post_ffn, w_next_in), (g_attn_in, g_mlp_in, g_out, g_next_in))
+
+
+class PeriLNSpanBackward(nn.Module):
+    """Group kind: norm-chain backward.  Peri-LN (Kim et al. 2025, "Peri-LN: Revisiting Layer Normalization in
+    the Transformer Architecture"): a norm around each sublayer's input and output, here with Llama's RMSNorm
+    (:func:`rms_norm`, eps 1e-6); the backward of :func:`norm_span` with those norms."""
+
+    eps = 1e-6
+
+    def forward(self, x, attn_out, mlp_out, w_in, w_post_attn, w_pre_ffn, w_post_ffn, w_next_in,
+                g_attn_in, g_mlp_in, g_out, g_next_in):
+        return span_grads(lambda t, w: rms_norm(t, w, self.eps), x, attn_out, mlp_out,
+                          (w_in, w_post_attn, w_pre_ffn, w_post_ffn, w_next_in), (g_attn_in, g_mlp_in, g_out, g_next_in))
 
 
 # ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@
     python experiments/workloads/export.py                    # LLM sizes -> experiments/workloads/*.mlir + README.md
     python experiments/workloads/export.py --small --out DIR  # the same graphs at small sizes, for numerics tests
     ... [--only softmax_bf16,rmsnorm_bwd_f32]                 # a subset
+    python experiments/workloads/export.py --readme           # README.md from the committed files (after --only)
 
 Each file is exactly what the ``costfuse import-torch`` command in its first
 lines writes (run in-process, from the repo root), after that header.  Sizes
@@ -43,8 +44,16 @@ LLM = {
     "S": 2048,    # sequence length
     "K": 16384,   # hidden of Llama-3.1 405B: where a whole-row RMSNorm backward runs out of registers
     "L": 32768,   # a 32k-long row (long-context attention scores), softmaxed as rows of a matrix
+    "E": 3584,    # hidden of Gemma-2 9B (and Qwen2 7B): the norm-chain spans of issue #29
+    "M": 3840,    # hidden of Gemma-3 12B
+    "N": 1152,    # hidden of Gemma-3 1B
+    "B": 2048,    # hidden of Llama-3.2 1B
+    "Q": 1024,    # hidden of Qwen3 0.6B
+    "P": 896,     # hidden of Qwen2.5 0.5B
+    "J": 640,     # hidden of Gemma-3 270M
 }
-SMALL = {"R": 8, "H": 64, "D": 64, "F": 48, "G": 64, "T": 8, "V": 96, "t": 8, "W": 96, "A": 2, "S": 16, "K": 64, "L": 64}
+SMALL = {"R": 8, "H": 64, "D": 64, "F": 48, "G": 64, "T": 8, "V": 96, "t": 8, "W": 96, "A": 2, "S": 16, "K": 64, "L": 64,
+         "E": 56, "M": 60, "N": 40, "B": 32, "Q": 24, "P": 28, "J": 20}
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,12 @@ def _expand(stem, block, kind, shapes, dtypes=("bf16", "f32"), make_fx=False) ->
     return [Workload(stem, block, kind, tuple(shapes), dtype, make_fx) for dtype in dtypes]
 
 
+def _span(h: str) -> list[str]:
+    """The inputs of a norm span's backward (blocks.norm_span): x, attn_out, mlp_out, five norm weights, and the
+    gradients of its four outputs."""
+    return [f"Rx{h}"] * 3 + [h] * 5 + [f"Rx{h}"] * 4
+
+
 WORKLOADS: list[Workload] = [
     *_expand("softmax", "Softmax", "softmax", ["RxH"]),
     *_expand("log_softmax", "LogSoftmax", "log-softmax", ["TxV"]),
@@ -114,6 +129,26 @@ WORKLOADS: list[Workload] = [
     *_expand("add_rmsnorm", "AddRMSNorm", "residual add + RMSNorm", ["RxD", "RxD", "D"]),
     *_expand("add_layernorm", "AddLayerNorm", "residual add + LayerNorm", ["RxD", "RxD", "D", "D"]),
     *_expand("adamw", "AdamWStep", "AdamW step", ["DxD"] * 4),
+    # Issue #29: blocks where `always` at its heuristic config spills under ptxas (a whole row of five chained
+    # norms' backward at 16 elements per thread, right at the 255-register cap: the sizes and dtypes kept are
+    # those where it spills; at others, e.g. Gemma-2 2B's 2304 or in bf16 at 3584, ptxas fits them).
+    *_expand("gemma_span_bwd_3584", "GemmaNormSpanBackward", "norm-chain backward (Gemma-2 9B sandwich norms)",
+             _span("E"), dtypes=("f32",), make_fx=True),
+    *_expand("gemma_span_bwd_3840", "GemmaNormSpanBackward", "norm-chain backward (Gemma-3 12B sandwich norms)",
+             _span("M"), dtypes=("f32",), make_fx=True),
+    *_expand("periln_span_bwd_3584", "PeriLNSpanBackward", "norm-chain backward (Peri-LN, RMSNorm, hidden 3584)",
+             _span("E"), dtypes=("f32",), make_fx=True),
+    *_expand("periln_span_bwd_4096", "PeriLNSpanBackward", "norm-chain backward (Peri-LN, RMSNorm, hidden 4096)",
+             _span("D"), dtypes=("f32",), make_fx=True),
+    *_expand("periln_span_bwd_2048", "PeriLNSpanBackward", "norm-chain backward (Peri-LN, RMSNorm, hidden 2048)",
+             _span("B"), dtypes=("f32",), make_fx=True),
+    *_expand("gemma_span_bwd_1152", "GemmaNormSpanBackward", "norm-chain backward (Gemma-3 1B sandwich norms)",
+             _span("N"), dtypes=("bf16",), make_fx=True),
+    *_expand("periln_span_bwd_1024", "PeriLNSpanBackward", "norm-chain backward (Peri-LN, RMSNorm, hidden 1024)",
+             _span("Q"), dtypes=("f32",), make_fx=True),
+    *_expand("periln_span_bwd_896", "PeriLNSpanBackward", "norm-chain backward (Peri-LN, RMSNorm, hidden 896)",
+             _span("P"), dtypes=("f32",), make_fx=True),    *_expand("gemma_span_bwd_640", "GemmaNormSpanBackward", "norm-chain backward (Gemma-3 270M sandwich norms)",
+             _span("J"), dtypes=("bf16",), make_fx=True),
 ]
 BY_NAME = {w.name: w for w in WORKLOADS}
 
@@ -180,7 +215,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--small", action="store_true", help="small sizes (rows 8, hidden 64, vocab 96); needs --out")
     p.add_argument("--out", type=Path, help=f"output folder (default {_relative(HERE)} at LLM sizes)")
     p.add_argument("--only", help="comma-separated workload names (default: all)")
+    p.add_argument("--readme", action="store_true",
+                   help="only rewrite README.md from the committed LLM-size files (after an --only export)")
     args = p.parse_args(argv)
+    if args.readme:
+        (HERE / "README.md").write_text(readme([(w, HERE / f"{n}.mlir") for n, w in BY_NAME.items()]))
+        return 0
     if args.small and args.out is None:
         p.error("--small needs --out DIR (the committed files are the LLM-size ones)")
     names = args.only.split(",") if args.only else list(BY_NAME)

@@ -7,7 +7,7 @@ wrong is found here first: at export.py's small sizes, one softmax, one norm
 backward and one cross-entropy are prepared, then run under the Triton
 interpreter (``--dry-run``) against eager torch; the GPU side imports
 nothing of CostFuse; a rerun resumes; a broken plan fails in one line naming
-its file, before any GPU work.  All 39 workloads run under ``-m slow``.
+its file, before any GPU work.  Every workload runs under ``-m slow``.
 """
 
 from __future__ import annotations
@@ -235,7 +235,7 @@ def test_report_gap_to_torch_compile(tmp_path):
 
 @pytest.mark.slow
 def test_every_workload_prepares_and_matches_eager_torch_under_the_interpreter(tmp_path):
-    """All 39 workloads at small sizes, every policy, against eager torch (minutes on 2 cores)."""
+    """Every workload at small sizes, every policy, against eager torch (minutes on 2 cores)."""
     manifest = gw.prepare(tmp_path / "prepared", small=True, command="test")
     assert not [(n, w["refused"]) for n, w in manifest["workloads"].items() if w["refused"]]
     gpu_run.run(tmp_path / "prepared", tmp_path / "res", dry_run=True, compile_peer=False,

@@ -63,7 +63,7 @@ def _to_numpy(t: torch.Tensor) -> np.ndarray:
 # One per group kind that keeps a row of state (softmax, a norm backward, cross-entropy backward, an
 # attention epilogue) plus the multi-output pointwise AdamW, each in bf16 and f32.  About 35 s on 2 cores.
 SMALL_SUBSET = [f"{stem}_{dtype}" for stem in ("softmax", "rmsnorm_bwd", "cross_entropy_bwd_32k", "attention_alibi", "adamw")
-                for dtype in ("bf16", "f32")]
+                for dtype in ("bf16", "f32")] + ["gemma_span_bwd_3584_f32", "periln_span_bwd_4096_f32"]   # issue #29's norm chains
 
 @pytest.mark.parametrize("name", SMALL_SUBSET)
 def test_small_export_matches_eager_torch(name, tmp_path, monkeypatch):

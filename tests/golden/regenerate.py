@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
+import costfuse  # noqa: E402,F401  (first: once tests/ is on the path, tests/costfuse/ would shadow the package)
+
 sys.path.insert(0, str(HERE.parent))
 
 from helpers.corpus import CORPUS  # noqa: E402

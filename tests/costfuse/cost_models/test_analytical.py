@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+from dataclasses import replace
+
 import pytest
 from costfuse.launch import heuristic_config
 from costfuse.data.lowering.generic import lower_generic
@@ -18,7 +20,7 @@ from costfuse.fusion_pass import FusionPass
 from costfuse.graph import function_blocks, generics_in
 from costfuse.ir import parse_module
 from costfuse.policy import Decision, GroupEstimate
-from costfuse.targets import TARGETS, get_target
+from costfuse.targets import HBM_LATENCY_S, TARGETS, get_target
 from helpers.analytical_modules import _f, candidate, chain_module, pressure_into_reduction_module, row_reduce_module
 
 
@@ -47,6 +49,19 @@ def test_target_table_has_the_documented_h200_row():
     assert [t.reg_cap(w) for w in (4, 8, 16, 32)] == [255, 255, 128, 64]  # docs/design.md §5's .reqntid caps
     with pytest.raises(ValueError, match="unknown arch"):
         get_target("sm_75")
+
+
+def test_each_arch_names_its_hbm_latency_and_the_bytes_in_flight_that_saturate_hbm():
+    """Little's law (issue #29): HBM reaches its bandwidth with bandwidth x loaded latency bytes in flight;
+    one named latency per arch (targets.HBM_LATENCY_S), 600 ns estimates on every row."""
+    assert set(HBM_LATENCY_S) == set(TARGETS)
+    for arch, t in TARGETS.items():
+        assert t.hbm_latency_s == HBM_LATENCY_S[arch] == 600e-9
+    assert get_target("sm_90").bytes_to_saturate == pytest.approx(2.88e6, rel=1e-12)       # 4.8 TB/s x 600 ns
+    assert get_target("sm_80").bytes_to_saturate == pytest.approx(1.2234e6, rel=1e-12)     # 2.039 TB/s
+    assert get_target("sm_100").bytes_to_saturate == pytest.approx(4.8e6, rel=1e-12)       # 8.0 TB/s
+    slow = replace(get_target("sm_90"), hbm_latency_s=1.2e-6)
+    assert slow.bytes_to_saturate == pytest.approx(5.76e6, rel=1e-12)
 
 
 # --- launch configs ---------------------------------------------------------------

@@ -13,6 +13,7 @@ import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from costfuse.cli import main
@@ -214,3 +215,40 @@ def test_best_config_asks_learned_groups_with_the_models_own_settings(group_load
     heads, got_shape, target, budget, fallback = calls[0]
     assert heads is m.heads and got_shape is shape and target is m._target
     assert budget == 16.0 and fallback is m.fallback and isinstance(m.fallback, Analytical)
+
+
+class _PersistentSpills:
+    """Group heads (test stand-ins) that predict every persistent config to spill and nothing else; the
+    feature rows are the configs' indices (group_features is replaced below)."""
+
+    def __init__(self, configs):
+        self.configs, self.decisions, self.fallbacks = configs, 0, 0
+
+    def outside(self, X):
+        return np.zeros(len(X), bool), ""
+
+    def predict(self, X, spill_bytes=True):
+        spills = np.array([self.configs[int(i)].mode == "persistent" for i in X[:, 0]])
+        return {"p_spill": spills * 0.9, "spills": spills, "spill_bytes": np.where(spills, 8.0, 0.0)}
+
+    def regs(self, x):
+        return 32.0
+
+
+def test_a_looped_pick_says_why_the_persistent_config_of_fewer_bytes_lost(monkeypatch):
+    """Issue #29: where learned loops a kernel whose persistent configs move fewer bytes, its reason (what
+    --explain prints) names the fastest of them and why it lost: here, predicted to spill."""
+    from helpers.peer_kernels import Kernels
+    from helpers.peer_kernels import softmax as softmax_program
+
+    from costfuse.cost_models import learned_groups as lg
+    from costfuse.targets import get_target
+
+    k = Kernels(softmax_program(64, 4096))
+    shape = k.shape()
+    configs = config_space(shape)
+    monkeypatch.setattr(lg, "group_features", lambda shape, configs, arch, static=None: np.arange(len(configs), dtype=float)[:, None])
+    est = lg.best_config(_PersistentSpills(configs), shape, get_target("sm_90"), 0.0, Analytical())
+    assert est.launch.mode == "looped"
+    assert re.search(r"; persistent x\d+ r4096 w\d+ moves [\d.]+ MB, not [\d.]+ MB, but is predicted to spill "
+                     r"\(P\(spill\)=0\.90\)$", est.reason), est.reason

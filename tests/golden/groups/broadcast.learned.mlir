@@ -1,8 +1,8 @@
 // costfuse-opt broadcast.mlir --fusion groups --cost-model learned --explain
-// merge g1 + g2: saves 1.21 us (1.22 vs 2.43) [pointwise x32 r1 w1, regs 16, spill 0 B, issued 0.004 MB, dram 0.004 MB, 1.22 us]
-// merge g1+g2 + g3: saves 1.21 us (1.22 vs 2.43) [pointwise x32 r1 w1, regs 16, spill 0 B, issued 0.004 MB, dram 0.004 MB, 1.22 us]
-// merge g1+g2+g3 + g4: saves 1.21 us (1.22 vs 2.43) [pointwise x32 r1 w1, regs 18, spill 0 B, issued 0.004 MB, dram 0.004 MB, 1.22 us]
-// kernel @main_k0 = g1+g2+g3+g4: pointwise x32 r1 w1, regs 18, spill 0 B, issued 0.004 MB, dram 0.004 MB, 1.22 us (learned: fastest config predicted spill-free (P(spill)=0.00), 8 of 15 configs predicted in analytical-time order)
+// merge g1 + g2: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 16, spill 0 B, issued 0.004 MB, dram 0.004 MB, 1.70 us]
+// merge g1+g2 + g3: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 16, spill 0 B, issued 0.004 MB, dram 0.004 MB, 1.70 us]
+// merge g1+g2+g3 + g4: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 18, spill 0 B, issued 0.004 MB, dram 0.004 MB, 1.70 us]
+// kernel @main_k0 = g1+g2+g3+g4: pointwise x32 r1 w1, regs 18, spill 0 B, issued 0.004 MB, dram 0.004 MB, 1.70 us (learned: fastest config predicted spill-free (P(spill)=0.00), 8 of 15 configs predicted in analytical-time order)
 // # learned groups: 1 kernels, 1 outlined functions, issued 0.004 MB, DRAM 0.004 MB (estimated)
 // # learned: 12 group decisions, 0 by the analytical fallback
 #map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>

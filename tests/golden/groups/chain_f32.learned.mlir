@@ -1,9 +1,9 @@
 // costfuse-opt chain_f32.mlir --fusion groups --cost-model learned --explain
-// merge g1 + g2: saves 1.21 us (1.21 vs 2.43) [pointwise x32 r1 w1, regs 15, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.21 us]
-// merge g1+g2 + g3: saves 1.21 us (1.21 vs 2.43) [pointwise x32 r1 w1, regs 19, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.21 us]
-// merge g1+g2+g3 + g4: saves 1.21 us (1.21 vs 2.43) [pointwise x32 r1 w1, regs 19, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.21 us]
-// merge g1+g2+g3+g4 + g5: saves 1.21 us (1.21 vs 2.43) [pointwise x32 r1 w1, regs 25, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.21 us]
-// kernel @main_k0 = g1+g2+g3+g4+g5: pointwise x32 r1 w1, regs 25, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.21 us (learned: fastest config predicted spill-free (P(spill)=0.00), 6 of 6 configs predicted in analytical-time order)
+// merge g1 + g2: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 15, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us]
+// merge g1+g2 + g3: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 19, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us]
+// merge g1+g2+g3 + g4: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 19, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us]
+// merge g1+g2+g3+g4 + g5: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 25, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us]
+// kernel @main_k0 = g1+g2+g3+g4+g5: pointwise x32 r1 w1, regs 25, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (learned: fastest config predicted spill-free (P(spill)=0.00), 6 of 6 configs predicted in analytical-time order)
 // # learned groups: 1 kernels, 1 outlined functions, issued 0.001 MB, DRAM 0.001 MB (estimated)
 // # learned: 16 group decisions, 0 by the analytical fallback
 #map = affine_map<(d0, d1) -> (d0, d1)>

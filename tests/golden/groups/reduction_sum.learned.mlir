@@ -1,10 +1,10 @@
 // costfuse-opt reduction_sum.mlir --fusion groups --cost-model learned --explain
-// merge g1 + g2: saves 1.21 us (1.27 vs 2.48) [pointwise x32 r1 w1, regs 16, spill 0 B, issued 0.003 MB, dram 0.003 MB, 1.27 us]
-// merge g1+g2 + g3: saves 1.21 us (1.21 vs 2.43) [persistent x1 r32 w1, regs 16, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.21 us]
-// merge g1+g2+g3 + g4: saves 1.21 us (1.21 vs 2.43) [persistent x1 r32 w1, regs 15, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.21 us]
-// kernel @main_k0 = g1+g2+g3+g4: persistent x1 r32 w1, regs 15, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.21 us (learned: fastest config predicted spill-free (P(spill)=0.00), 8 of 10 configs predicted in analytical-time order)
+// merge g3 + g4: saves 3.50 us (1.70 vs 5.20) [persistent x1 r32 w1, regs 13, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us]
+// merge g1 + g2: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 16, spill 0 B, issued 0.003 MB, dram 0.003 MB, 1.70 us]
+// merge g1+g2 + g3+g4: saves 1.70 us (1.70 vs 3.40) [persistent x1 r32 w1, regs 15, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.70 us]
+// kernel @main_k0 = g1+g2+g3+g4: persistent x1 r32 w1, regs 15, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.70 us (learned: fastest config predicted spill-free (P(spill)=0.00), 8 of 10 configs predicted in analytical-time order)
 // # learned groups: 1 kernels, 1 outlined functions, issued 0.002 MB, DRAM 0.002 MB (estimated)
-// # learned: 11 group decisions, 0 by the analytical fallback
+// # learned: 12 group decisions, 0 by the analytical fallback
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d0)>
 #map2 = affine_map<(d0) -> (d0)>

@@ -1,24 +1,16 @@
 // costfuse-opt softmax_gelu.mlir --fusion groups --cost-model learned --explain
-// store g1 + g2: recompute is slower: 2.371 us vs 2.370 [persistent x1 r1024 w32, regs 17, spill 0 B, issued 0.266 MB, dram 0.266 MB, 1.16 us]
-// store g1 + g3: recompute is slower: 2.427 us vs 2.426 [pointwise x32 r1 w1, regs 19, spill 0 B, issued 0.529 MB, dram 0.529 MB, 1.21 us]
-// store g6 + g7: recompute is slower: 2.4254 us vs 2.4253 [pointwise x32 r1 w1, regs 16, spill 0 B, issued 0.525 MB, dram 0.525 MB, 1.21 us]
-// store g6 + g8: recompute is slower: 2.48 us vs 2.48 [pointwise x32 r1 w1, regs 19, spill 0 B, issued 0.787 MB, dram 0.787 MB, 1.27 us]
-// store g6 + g10: recompute is slower: 2.48 us vs 2.48 [pointwise x32 r1 w1, regs 18, spill 0 B, issued 0.787 MB, dram 0.787 MB, 1.27 us]
-// merge g7 + g8: saves 1.27 us (1.21 vs 2.48) [pointwise x32 r1 w1, regs 12, spill 0 B, issued 0.524 MB, dram 0.524 MB, 1.21 us]
-// store g6 + g7+g8: recompute is slower: 2.4254 us vs 2.4253 [pointwise x32 r1 w1, regs 15, spill 0 B, issued 0.525 MB, dram 0.525 MB, 1.21 us]
-// merge g3 + g4: saves 1.21 us (1.21 vs 2.43) [pointwise x32 r1 w1, regs 16, spill 0 B, issued 0.525 MB, dram 0.525 MB, 1.21 us]
-// store g1 + g3+g4: recompute is slower: 2.427 us vs 2.426 [pointwise x32 r1 w1, regs 19, spill 0 B, issued 0.529 MB, dram 0.529 MB, 1.21 us]
-// merge g7+g8 + g9: saves 1.21 us (1.21 vs 2.43) [pointwise x32 r1 w1, regs 17, spill 0 B, issued 0.524 MB, dram 0.524 MB, 1.21 us]
-// store g6 + g7+g8+g9: recompute is slower: 2.4254 us vs 2.4253 [pointwise x32 r1 w1, regs 21, spill 0 B, issued 0.525 MB, dram 0.525 MB, 1.21 us]
-// merge g7+g8+g9 + g10: saves 1.27 us (1.21 vs 2.48) [pointwise x32 r1 w1, regs 18, spill 0 B, issued 0.524 MB, dram 0.524 MB, 1.21 us]
-// merge g6 + g7+g8+g9+g10: saves 1.21 us (1.21 vs 2.43) [pointwise x32 r1 w1, regs 20, spill 0 B, issued 0.525 MB, dram 0.525 MB, 1.21 us]
-// merge g2 + g3+g4: saves 1.16 us (1.21 vs 2.37) [persistent x1 r1024 w32, regs 17, spill 0 B, issued 0.524 MB, dram 0.524 MB, 1.21 us]
-// merge g1 + g2+g3+g4: saves 1.21 us (1.21 vs 2.43) [persistent x1 r1024 w32, regs 20, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.21 us]
-// merge g5 + g6+g7+g8+g9+g10: saves 1.16 us (1.21 vs 2.37) [persistent x1 r1024 w32, regs 19, spill 0 B, issued 0.524 MB, dram 0.524 MB, 1.21 us]
-// merge g1+g2+g3+g4 + g5+g6+g7+g8+g9+g10: saves 1.21 us (1.21 vs 2.43) [persistent x1 r1024 w32, regs 19, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.21 us]
-// kernel @softmax_gelu_k0 = g1+g2+g3+g4+g5+g6+g7+g8+g9+g10: persistent x1 r1024 w32, regs 19, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.21 us (learned: fastest config predicted spill-free (P(spill)=0.00), 8 of 199 configs predicted in analytical-time order)
+// merge g1 + g2: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 62, spill 0 B, issued 0.529 MB, dram 0.529 MB, 1.70 us]
+// merge g1+g2 + g3: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 61, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
+// merge g1+g2+g3 + g4: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 66, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
+// merge g1+g2+g3+g4 + g5: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 68, spill 0 B, issued 0.529 MB, dram 0.529 MB, 1.70 us]
+// merge g1+g2+g3+g4+g5 + g6: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 67, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
+// merge g1+g2+g3+g4+g5+g6 + g7: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 74, spill 0 B, issued 0.791 MB, dram 0.791 MB, 1.70 us]
+// merge g1+g2+g3+g4+g5+g6+g7 + g8: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 73, spill 0 B, issued 0.791 MB, dram 0.791 MB, 1.70 us]
+// merge g1+g2+g3+g4+g5+g6+g7+g8 + g9: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 73, spill 0 B, issued 0.791 MB, dram 0.791 MB, 1.70 us]
+// merge g1+g2+g3+g4+g5+g6+g7+g8+g9 + g10: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 64, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
+// kernel @softmax_gelu_k0 = g1+g2+g3+g4+g5+g6+g7+g8+g9+g10: persistent x1 r1024 w1, regs 64, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us (learned: fastest config predicted spill-free (P(spill)=0.00), 8 of 199 configs predicted in analytical-time order)
 // # learned groups: 1 kernels, 1 outlined functions, issued 0.528 MB, DRAM 0.528 MB (estimated)
-// # learned: 56 group decisions, 0 by the analytical fallback
+// # learned: 47 group decisions, 0 by the analytical fallback
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d1)>
 #map2 = affine_map<(d0, d1) -> (d0)>
@@ -27,7 +19,7 @@ module {
     %0 = call @softmax_gelu_k0(%arg0, %arg1) : (tensor<64x1024xf32>, tensor<1024xf32>) -> tensor<64x1024xf32>
     return %0 : tensor<64x1024xf32>
   }
-  func.func private @softmax_gelu_k0(%arg0: tensor<64x1024xf32>, %arg1: tensor<1024xf32>) -> tensor<64x1024xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "persistent", num_warps = 32 : i64, rblock = 1024 : i64, xblock = 1 : i64}} {
+  func.func private @softmax_gelu_k0(%arg0: tensor<64x1024xf32>, %arg1: tensor<1024xf32>) -> tensor<64x1024xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "persistent", num_warps = 1 : i64, rblock = 1024 : i64, xblock = 1 : i64}} {
     %cst = arith.constant 5.000000e-01 : f32
     %cst_0 = arith.constant 1.000000e+00 : f32
     %cst_1 = arith.constant 0.797884583 : f32

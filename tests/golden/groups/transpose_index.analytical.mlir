@@ -1,9 +1,9 @@
 // costfuse-opt transpose_index.mlir --fusion groups --cost-model analytical --explain
 // skip  g1 + g2: members have different loop extents [(8, 16), (16, 8)]
 // skip  g2 + g3: members have different loop extents [(8, 16), (16, 8)]
-// kernel @main_k0 = g1: pointwise x32 r1 w1, regs 26, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.21 us (fastest of 6 configs by the analytical time)
-// kernel @main_k1 = g2: pointwise x32 r1 w1, regs 26, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.21 us (fastest of 6 configs by the analytical time)
-// kernel @main_k2 = g3: pointwise x32 r1 w1, regs 26, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.21 us (fastest of 6 configs by the analytical time)
+// kernel @main_k0 = g1: pointwise x32 r1 w1, regs 26, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (fastest of 6 configs by the analytical time)
+// kernel @main_k1 = g2: pointwise x32 r1 w1, regs 26, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (fastest of 6 configs by the analytical time)
+// kernel @main_k2 = g3: pointwise x32 r1 w1, regs 26, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (fastest of 6 configs by the analytical time)
 // # analytical groups: 3 kernels, 3 outlined functions, issued 0.003 MB, DRAM 0.003 MB (estimated)
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d1, d0)>
