@@ -5,7 +5,10 @@ A *schedule* of a function is a set of kernels.  Each kernel is a
 those other kernels or ops read), the generics it **copies** (it recomputes
 them from their inputs instead of reading what another kernel stored:
 docs/groups.md, "Stored or recomputed"), and which owned generics it
-**stores**.  A schedule is valid when
+**stores**.  A candidate that stores nothing is no kernel: it stands for a
+generic every reader recomputes (docs/groups.md: "A goes entirely when it
+then stores nothing"), owns it, reads nothing and costs nothing.  A schedule
+is valid when
 
 1. every generic is owned by exactly one kernel (a copy covers a generic a
    second time; ownership is a partition);
@@ -28,10 +31,10 @@ candidates given, exactly:
 
 ``cost_K`` is the candidate's price in bytes (an integer; ``None`` takes it
 out), ``u`` the greatest common divisor of the prices (integer coefficients
-keep HiGHS exact), ``G`` the number of generics: a kernel adds 1 and a byte
-``G + 1``, and no schedule has more than ``G`` kernels (each stores a generic
-no other kernel stores), so the optimum has the fewest bytes and, among
-those, the fewest kernels.  HiGHS solves with ``mip_rel_gap = 0``; its absolute gap
+keep HiGHS exact), ``G`` the number of generics: a kernel adds 1 (a
+candidate storing nothing, 0) and a byte ``G + 1``, and no schedule has more
+than ``G`` kernels (each stores a generic no other kernel stores), so the
+optimum has the fewest bytes and, among those, the fewest kernels.  HiGHS solves with ``mip_rel_gap = 0``; its absolute gap
 (1e-6) is below one unit of the integer objective.
 
 Acyclicity (3) is added lazily: solve, build the kernel graph of the answer
@@ -71,6 +74,11 @@ class Candidate:
     def members(self) -> frozenset[int]:
         return self.owns | self.copies
 
+    @property
+    def is_kernel(self) -> bool:
+        """Whether it runs: a candidate storing nothing stands for values every reader recomputes."""
+        return bool(self.stores)
+
 
 @dataclass
 class Problem:
@@ -106,7 +114,8 @@ class Problem:
     def _reads(self) -> list[tuple[frozenset[int], frozenset[int]]]:
         out = []
         for c in self.candidates:
-            read = set().union(*(self.producers.get(m, frozenset()) for m in c.members)) - c.members
+            members = c.members if c.is_kernel else frozenset()
+            read = set().union(*(self.producers.get(m, frozenset()) for m in members)) - members
             out.append((frozenset(read & self.generics), frozenset(read - self.generics)))
         return out
 
@@ -135,7 +144,7 @@ def _objective(problem: Problem, costs: list[int | None]) -> list[int]:
     prices = [c for c in costs if c is not None]
     unit = max(1, math.gcd(*prices)) if prices else 1
     weight = len(problem.generics) + 1
-    return [0 if c is None else (c // unit) * weight + 1 for c in costs]
+    return [0 if c is None else (c // unit) * weight + cand.is_kernel for c, cand in zip(costs, problem.candidates)]
 
 
 def _milp(problem: Problem, costs: list[int | None], cuts: list[Cut], time_limit: float):

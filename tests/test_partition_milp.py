@@ -24,7 +24,7 @@ def _valid(problem: Problem, chosen) -> bool:
     ops = [v for v in problem.readers if v not in problem.generics]
     edges = set()
     for i, c in enumerate(cands):
-        for m in c.members:
+        for m in c.members if c.stores else ():     # a candidate storing nothing runs nowhere
             for p in producers[m]:
                 if p in c.members:
                     continue
@@ -156,3 +156,18 @@ def test_fewest_kernels_among_equal_bytes():
     problem = Problem(readers, frozenset({0, 1}), cands)
     assert solve(problem, [10, 10, 20]).chosen == [2]
     assert solve(problem, [10, 10, 21]).chosen == [0, 1]
+
+
+def test_a_candidate_storing_nothing_owns_a_value_every_reader_recomputes():
+    """p (1) reads x (0) and is read by a (2) and b (3); both recompute it, so p needs no kernel at all, and
+    x is read by the copies, not by p's owner."""
+    readers = {0: frozenset({1}), 1: frozenset({2, 3}), 2: frozenset({4}), 3: frozenset({4}), 4: frozenset()}
+    cands = [Candidate(frozenset({1}), stores=frozenset({1})), Candidate(frozenset({1})),
+             Candidate(frozenset({2}), frozenset({1}), frozenset({2})), Candidate(frozenset({3}), frozenset({1}), frozenset({3})),
+             Candidate(frozenset({2}), stores=frozenset({2})), Candidate(frozenset({3}), stores=frozenset({3})),
+             Candidate(frozenset({0}), stores=frozenset({0}))]
+    problem = Problem(readers, frozenset({0, 1, 2, 3}), cands)
+    got = solve(problem, [10, 0, 12, 12, 11, 11, 5])
+    assert sorted(got.chosen) == [1, 2, 3, 6] and got.cost == 29
+    assert problem.reads(1) == frozenset() and problem.reads(2) == frozenset({0})   # the copies read x
+    assert sorted(solve(problem, [10, 0, 20, 20, 11, 11, 5]).chosen) == [0, 4, 5, 6]
