@@ -27,7 +27,7 @@ stands for "no kernel, every reader recomputes it" and costs nothing.
 
 Generics that cannot share a kernel (:func:`costfuse.rowspace.op_space`
 refuses them, or they are not a row kernel on their own) are lone kernels,
-as the pass makes them (v1's config, :func:`costfuse.groups.lone_estimate`);
+as the pass makes them (v1's config, :meth:`costfuse.policy.GroupPolicy.lone_estimate`);
 generics with dynamic shapes are no kernel at all and stay among the ops.
 
 The owned sets are grown breadth-first, one neighbour at a time, from the

@@ -10,11 +10,12 @@ before forming (:func:`costfuse.group_pass.prepare_for_forming`):
    row-legal group of generics, with each set of producers it may recompute
    instead of reading (a copy) and each choice of which members it stores;
    lone kernels (generics that are not row kernels) as the pass makes them.
-2. **Prices** (``optimum_pricing.py``): a candidate is worth the bytes
-   (``byte_measure.py``: DRAM bytes where modelled, else issued bytes,
-   :meth:`costfuse.kernel.KernelShape.hbm_bytes`) of its cheapest config that
-   ptxas compiles without spilling; configs are visited in ascending bytes, a
-   byte level given up only when every one of its configs spills.
+2. **Prices** (``optimum_pricing.py``): a candidate is worth the DRAM bytes
+   (the L2 model, :meth:`costfuse.kernel.KernelShape.dram_bytes_at`) of its
+   spill-free config with the fewest DRAM bytes, then the fewest issued bytes
+   (:meth:`~costfuse.kernel.KernelShape.issued_bytes`), as ptxas compiles it;
+   configs are visited in that order, a byte level given up only when every
+   one of its configs spills.
 3. **The partition** (``partition_milp.py``): the valid schedule (every
    generic owned by one kernel, copies covering producers again, every value
    read from another kernel stored by it, the graph of kernels and other ops
@@ -22,8 +23,8 @@ before forming (:func:`costfuse.group_pass.prepare_for_forming`):
 
        sum over its kernels K of  bytes(K) * (G + 1) + 1,
 
-   ``bytes(K)`` the price above (integer; divided by the prices' common
-   divisor), ``G`` the function's generic count: the fewest bytes, and among
+   ``bytes(K)`` the price above (DRAM bytes, integer; divided by the prices'
+   common divisor), ``G`` the function's generic count: the fewest DRAM bytes, and among
    schedules of equal bytes the fewest kernels.  HiGHS (``scipy.optimize.milp``)
    solves it exactly; acyclicity enters as lazily added cycle cuts.
 
@@ -44,9 +45,8 @@ their lower bound (``settled`` false per kernel), so the bytes are a lower
 bound.  A compile that times out (``--timeout``) counts as not spill-free:
 the optimum is exact under that timeout, and ``timeouts`` says how many.
 
-``--json`` prints one object: ``kernels``, ``issued_bytes``, ``dram_bytes``
-(null: there is no L2 model yet, and no DRAM figure is invented), ``measure``
-(which figure the MILP minimized), ``candidates``, ``compiles``, ``cached``,
+``--json`` prints one object: ``kernels``, ``dram_bytes`` (minimized),
+``issued_bytes`` (at the chosen configs), ``candidates``, ``compiles``, ``cached``,
 ``solve_s`` (seconds inside HiGHS), ``complete``, ``stopped``, and per
 function its ``schedule``.  Bad input (a missing file, IR that does not
 parse) is one line naming the file and the reason, exit 1.
@@ -73,7 +73,6 @@ from spill_free import CompileCounts  # noqa: E402
 
 PROG = "optimum_groups.py"
 DEFAULT_TIMEOUT_S = 60.0
-NO_DRAM = "null: costfuse.kernel has no L2 model yet (docs/design.md §11); issued bytes are minimized"
 
 
 @dataclass
@@ -129,7 +128,7 @@ def solve_function(name: str, graph: FunctionGraph, pool, arch: int, target, bud
     out = FunctionOptimum(name)
     t0 = time.monotonic()
     enum = enumerate_candidates(graph, budgets.max_candidates, deadline)
-    prices = [Price.of(p) for p in enum.priced]
+    prices = [Price.of(p, target) for p in enum.priced]
     out.enumerate_s = time.monotonic() - t0
     out.candidates, out.owned_groups = len(prices), enum.owned_sets
     if not enum.complete:
@@ -146,7 +145,7 @@ def solve_function(name: str, graph: FunctionGraph, pool, arch: int, target, bud
         out.chosen = [prices[k] for k in sol.chosen]
         pending = [p for p in out.chosen if not p.settled]
         if progress:
-            bound = sum(p.bytes.primary for p in out.kernels)
+            bound = sum(p.bytes.dram for p in out.kernels)
             progress(f"@{name}: round {out.rounds}: {len(out.kernels)} kernels, {bound / 1e6:.3f} MB "
                      f"({'a lower bound' if pending else 'exact'}), {len(pending)} to price, "
                      f"{counts.compiles} compiles so far")
@@ -178,13 +177,11 @@ class ModuleOptimum:
 
     def as_json(self) -> dict:
         ks = self.kernels
-        measure = {p.bytes.measure for p in ks} or {"issued"}
-        dram = None if any(p.bytes.dram is None for p in ks) else sum(p.bytes.dram for p in ks)
         c = self.counts
         return {
             "file": self.path, "complete": self.complete, "stopped": [s for f in self.functions for s in f.stopped],
-            "kernels": len(ks), "issued_bytes": sum(p.bytes.issued for p in ks), "dram_bytes": dram,
-            "measure": "dram" if measure == {"dram"} else "issued", **({"dram_note": NO_DRAM} if dram is None else {}),
+            "kernels": len(ks), "dram_bytes": sum(p.bytes.dram for p in ks),
+            "issued_bytes": sum(p.bytes.issued for p in ks),
             "candidates": sum(f.candidates for f in self.functions),
             "owned_groups": sum(f.owned_groups for f in self.functions),
             "compiles": c.compiles, "cached": c.cached, "compile_s": round(c.compile_s, 2), "timeouts": c.timeouts,
@@ -200,15 +197,15 @@ class ModuleOptimum:
         for f in self.functions:
             for p in f.kernels:
                 k = _kernel_json(p)
-                lines.append(f"@{f.name} kernel {k['kernel']}: {k['launch'] or '-'}, issued {k['issued_bytes'] / 1e6:.3f} MB"
+                lines.append(f"@{f.name} kernel {k['kernel']}: {k['launch'] or '-'}, dram {k['dram_bytes'] / 1e6:.3f} MB, "
+                             f"issued {k['issued_bytes'] / 1e6:.3f} MB"
                              f"{'' if k['settled'] else ' (lower bound)'}; {k['priced']}")
             for label in f.as_json()["recomputed_everywhere"]:
                 lines.append(f"@{f.name} {label}")
         state = "exact" if d["complete"] else "NOT complete: " + "; ".join(d["stopped"])
-        dram = "-" if d["dram_bytes"] is None else f"{d['dram_bytes'] / 1e6:.3f} MB"
         lines += [
-            f"# optimum: {d['kernels']} kernels, issued {d['issued_bytes'] / 1e6:.3f} MB, dram {dram} "
-            f"(minimized: {d['measure']} bytes); {state}",
+            f"# optimum: {d['kernels']} kernels, dram {d['dram_bytes'] / 1e6:.3f} MB (minimized), "
+            f"issued {d['issued_bytes'] / 1e6:.3f} MB; {state}",
             f"# {d['candidates']} candidates ({d['owned_groups']} owned groups), {d['compiles']} compiles "
             f"({d['cached']} cached, {d['timeouts']} timeouts), enumerate {d['enumerate_s']:.1f} s, "
             f"solve {d['solve_s']:.2f} s ({d['milp_solves']} MILPs), wall {d['wall_s']:.1f} s",

@@ -1,9 +1,11 @@
 """Pricing candidates for the exact optimum, lazily: compile only what an optimum could use (issue #26).
 
-A candidate's price is the byte measure (``byte_measure.py``) of its
-cheapest *spill-free* config: its configs (:func:`costfuse.launch.config_space`)
-fall into byte levels, equal bytes in each (:func:`byte_levels`, cheapest
-first); within a level they are compiled in ascending analytical register
+A candidate's price is the bytes (:class:`KernelBytes`: DRAM bytes by the
+L2 model, :meth:`costfuse.kernel.KernelShape.dram_bytes_at`, then issued
+bytes, :meth:`~costfuse.kernel.KernelShape.issued_bytes`) of its cheapest
+*spill-free* config: its configs (:func:`costfuse.launch.config_space`)
+fall into byte levels, equal bytes in each (:func:`byte_levels`, fewest DRAM
+bytes first, then fewest issued); within a level they are compiled in ascending analytical register
 estimate, and the level holds when one compiles spill-free.  A level is given
 up only once every one of its configs has been compiled and spills (or fails
 to lower or compile; a compile timeout counts as not spill-free).
@@ -19,8 +21,8 @@ least its bound.  Candidates that no optimum of any round used are never
 compiled.
 
 A lone kernel (a generic that is not a row kernel) keeps v1's config as the
-pass gives it (:func:`costfuse.groups.lone_estimate`), priced by its
-lowering's bytes and not compiled: no policy has a choice there.  A singleton
+pass gives it (:meth:`costfuse.policy.GroupPolicy.lone_estimate`), priced by its
+lowering's bytes (one pass: DRAM bytes are the issued bytes) and not compiled: no policy has a choice there.  A singleton
 whose every config spills (or none lowers) runs at the heuristic config,
 flagged, as formation keeps a refused group apart.
 
@@ -36,16 +38,39 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from costfuse.data.compile import CompileResult
-from costfuse.groups import lone_estimate
 from costfuse.kernel import KernelShape
 from costfuse.launch import KernelLaunch, config_space, heuristic_launch
 from costfuse.targets import Target
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from byte_measure import KernelBytes, kernel_bytes  # noqa: E402
 from candidate_groups import Priced  # noqa: E402
 from spill_free import CompileCounts, by_register_estimate, compile_task, scratch_function, spill_free  # noqa: E402
+
+
+@dataclass(frozen=True)
+class KernelBytes:
+    """One kernel at one launch: ``dram`` bytes (the L2 model's estimate) and ``issued`` bytes."""
+
+    issued: int
+    dram: int
+
+    @property
+    def key(self) -> tuple[int, int]:
+        """The order a kernel's configs are priced in: the fewest DRAM bytes, then the fewest issued."""
+        return self.dram, self.issued
+
+
+def kernel_bytes(shape: KernelShape, launch: KernelLaunch, target: Target) -> KernelBytes:
+    """The bytes ``shape`` moves at ``launch`` on ``target``: costfuse.kernel's two counts, nothing new."""
+    return KernelBytes(shape.issued_bytes(launch.mode), shape.dram_bytes_at(launch, target))
+
+
+def lone_estimate(op):
+    """What the pass gives a generic that is not a row kernel (the same under every policy)."""
+    from costfuse.cost_models import policy_class
+
+    return policy_class("always", "groups")().lone_estimate(op)
 
 
 @dataclass
@@ -56,11 +81,11 @@ class Level:
     configs: list[KernelLaunch]
 
 
-def byte_levels(shape: KernelShape) -> list[Level]:
+def byte_levels(shape: KernelShape, target: Target) -> list[Level]:
     """``shape``'s configs by byte level, cheapest first (:attr:`KernelBytes.key`), each in config-space order."""
     levels: dict[tuple, Level] = {}
     for c in config_space(shape):
-        b = kernel_bytes(shape, c)
+        b = kernel_bytes(shape, c, target)
         levels.setdefault(b.key, Level(b, [])).configs.append(c)
     return [levels[k] for k in sorted(levels)]
 
@@ -82,14 +107,14 @@ class Price:
     _scratch: tuple | None = None          # (module, kernel function) while compiling
 
     @classmethod
-    def of(cls, priced: Priced) -> "Price":
+    def of(cls, priced: Priced, target: Target) -> "Price":
         if not priced.candidate.is_kernel:
             return cls(priced, fixed=KernelBytes(0, 0), note="no kernel: every reader recomputes it")
         if priced.shape is None:
             est = lone_estimate(priced.ops[0])
             issued, note = _lone_bytes(priced, est.launch)
-            return cls(priced, launch=est.launch, fixed=KernelBytes(issued), note=note)
-        return cls(priced, byte_levels(priced.shape))
+            return cls(priced, launch=est.launch, fixed=KernelBytes(issued, issued), note=note)
+        return cls(priced, byte_levels(priced.shape, target))
 
     @property
     def settled(self) -> bool:
@@ -116,7 +141,7 @@ class Price:
         self.note = f"spill-free under ptxas ({result.regs} registers)" + (
             f"; {self.level} cheaper byte level(s) spill at every config" if self.level else "")
 
-    def give_up_level(self) -> None:
+    def give_up_level(self, target: Target) -> None:
         """Every config of the current level spills: on to the next, or, with none left, the fallback."""
         self.level += 1
         self.tried, self._order = 0, None
@@ -126,7 +151,7 @@ class Price:
         shape = self.candidate.shape
         if len(self.candidate.candidate.owns) == 1 and not self.candidate.candidate.copies:
             self.launch = heuristic_launch(shape)
-            self.fixed = kernel_bytes(shape, self.launch)
+            self.fixed = kernel_bytes(shape, self.launch, target)
             self.note = "spills at every config (or none lowers): heuristic config, as formation keeps it apart"
         else:
             self.level = len(self.levels) - 1
@@ -134,21 +159,21 @@ class Price:
             self.refused = True
 
     def cost(self) -> int | None:
-        """What the MILP sees: the primary bytes (a lower bound until settled), ``None`` once refused."""
-        return None if self.refused else self.bytes.primary
+        """What the MILP sees: the DRAM bytes (a lower bound until settled), ``None`` once refused."""
+        return None if self.refused else self.bytes.dram
 
 
 def _lone_bytes(priced: Priced, launch: KernelLaunch) -> tuple[int, str]:
     """A lone kernel's issued bytes as its lowering counts them (as compare_groups.py does), and how priced."""
-    from costfuse.data.lower import UnsupportedOp
-    from costfuse.data.lower_kernel import lower_kernel
+    from costfuse.data.lowering.kernel import lower_kernel
+    from costfuse.data.lowering.unsupported import UnsupportedOp
 
     _module, fn = scratch_function(priced.ops, priced.unstored, launch)
     try:
         return lower_kernel(fn, launch).hbm_bytes, "not a row kernel: v1's config, as every policy; not compiled"
     except (UnsupportedOp, ValueError) as err:
         est = lone_estimate(priced.ops[0])
-        return est.hbm_bytes, f"not a row kernel, and its lowering refuses it ({err}): the pass's estimate"
+        return est.issued_bytes, f"not a row kernel, and its lowering refuses it ({err}): the pass's estimate"
 
 
 def price_round(prices: list[Price], pool, arch: int, target: Target, counts: CompileCounts,
@@ -192,7 +217,7 @@ def price_round(prices: list[Price], pool, arch: int, target: Target, counts: Co
                 done.add(id(p))
         for p in active:
             if not p.settled and not p.pending(target):
-                p.give_up_level()
+                p.give_up_level(target)
                 done.add(id(p))
                 if p.refused or p.fixed is not None:
                     counts.refused += 1
