@@ -3,6 +3,7 @@
     python experiments/optimum_workloads.py [--workloads experiments/workloads] [--only 'softmax*']
         [--extra examples/a.mlir,examples/b.mlir] [--budget-s 300] [--timeout 60] [--jobs 2]
         [--cache experiments/results/optimum_groups.json] [--out experiments/results/optimum_groups.md]
+        [--report-only]
 
 For each ``*.mlir`` of ``--workloads`` (and each ``--extra`` graph, reported
 in a section of its own) it finds the optimum's kernels, DRAM and issued
@@ -18,6 +19,8 @@ DRAM bytes over the optimum's, in percent.
 atomically) as soon as it is found, keyed by the graph's path and the
 settings that change it (budget, timeout, arch, candidate limit); a rerun of
 the same command skips what the cache holds and only writes the report.
+``--report-only`` runs nothing and writes the report from the cache, a graph
+it lacks shown as not run (and counted as not solved).
 Compiles are cached on disk by :class:`costfuse.data.compile.CompilePool`,
 so a graph interrupted mid-search costs only its MILPs when rerun.
 
@@ -98,6 +101,16 @@ def run_one(path: Path, args, pool) -> dict:
             "measured": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
 
 
+def not_run(path: Path) -> dict:
+    """The record of a graph the cache has no result for under these settings (a run stopped before it)."""
+    return {"optimum": {"file": str(path), "complete": False,
+                        "stopped": ["not run: the run was stopped before this graph (rerun the command to resume)"],
+                        "kernels": None, "dram_bytes": None, "issued_bytes": None, "candidates": None,
+                        "compiles": None, "solve_s": None, "functions": []},
+            "learned": {"kernels": None, "dram_bytes": None, "issued_bytes": None, "schedule": []},
+            "wall_s": None, "measured": None}
+
+
 def load_cache(path: Path) -> dict:
     if not path.exists():
         return {"results": {}}
@@ -160,7 +173,8 @@ def table(records: list[tuple[str, dict]]) -> list[str]:
         compiles = "-" if o.get("compiles") is None else f"{o['compiles']} ({o.get('cached', 0)})"
         lines.append(f"| {name} | {o['kernels'] if o['kernels'] is not None else '-'} | {_mb(o['dram_bytes'])} "
                      f"| {_mb(o['issued_bytes'])} | {o['candidates'] if o['candidates'] is not None else '-'} "
-                     f"| {compiles} | {'-' if o['solve_s'] is None else o['solve_s']} | {r['wall_s']} | {comp} "
+                     f"| {compiles} | {'-' if o['solve_s'] is None else o['solve_s']} "
+                     f"| {'-' if r['wall_s'] is None else r['wall_s']} | {comp} "
                      f"| {learned['kernels'] if learned['kernels'] is not None else '-'} | {_mb(learned['dram_bytes'])} "
                      f"| {_mb(learned['issued_bytes'])} | {_pct(gap(r))} |")
     return lines
@@ -177,7 +191,7 @@ def totals(records: list[tuple[str, dict]]) -> dict:
     t["candidates"] = sum(r["optimum"]["candidates"] or 0 for _, r in records)
     t["compiles"] = sum(r["optimum"]["compiles"] or 0 for _, r in records)
     t["solve_s"] = round(sum(r["optimum"]["solve_s"] or 0 for _, r in records), 2)
-    t["wall_s"] = round(sum(r["wall_s"] for _, r in records), 1)
+    t["wall_s"] = round(sum(r["wall_s"] or 0 for _, r in records), 1)
     t["gap"] = t["learned_dram_bytes"] / t["optimum_dram_bytes"] - 1 if t["optimum_dram_bytes"] else None
     return t
 
@@ -287,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="per-graph results (JSON), for resuming")
     ap.add_argument("--out", default=str(DEFAULT_OUT), help="the report ('-': print only)")
     ap.add_argument("--no-progress", action="store_true", help="no tqdm bar")
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: write the report from the cache, graphs it lacks marked not run")
     args = ap.parse_args(argv)
     command = command_line(PROG, argv)
 
@@ -310,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         header = cache.get("header") or header_line(args.arch)
         todo = [p for p in paths + extra
                 if cache["results"].get(key_of(p), {}).get("settings") != settings]
-        if todo:
+        if todo and not args.report_only:
             from tqdm import tqdm
 
             header = header_line(args.arch) if len(todo) == len(paths) + len(extra) else cache.get("header", header)
@@ -323,8 +339,12 @@ def main(argv: list[str] | None = None) -> int:
                     rec["settings"] = settings
                     cache["results"][key_of(p)] = rec
                     write_json(args.cache, cache)       # atomically: an interrupt loses at most this graph
-        rows = [(p.stem, cache["results"][key_of(p)]) for p in paths]
-        extra_rows = [(str(p), cache["results"][key_of(p)]) for p in extra]
+        def record(p):
+            rec = cache["results"].get(key_of(p))
+            return rec if rec is not None and rec.get("settings") == settings else not_run(p)
+
+        rows = [(p.stem, record(p)) for p in paths]
+        extra_rows = [(str(p), record(p)) for p in extra]
         text = report(rows, extra_rows, args, command, header)
         print(text, end="")
         if args.out != "-":

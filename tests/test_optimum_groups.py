@@ -116,6 +116,9 @@ def test_the_driver_resumes_and_reruns_only_what_changed(workloads, tmp_path, fa
     assert calls == ["attention_softmax", "softmax_gelu"] and not out.exists()
     kept = json.loads(cache.read_text())["results"]
     assert [Path(k).stem for k in kept] == ["attention_softmax"]      # the finished graph survived the interrupt
+    assert ow.main(argv + ["--report-only"]) == 0 and len(calls) == 2   # runs nothing; the missing graph shown
+    assert "| softmax_gelu | - | - | - | - | - | - | - | **no** |" in out.read_text()
+    assert "- softmax_gelu: not run" in out.read_text() and "solved on 1 of 2" in out.read_text()
 
     assert ow.main(argv) == 0
     assert calls[2:] == ["softmax_gelu"]                              # only what was missing
