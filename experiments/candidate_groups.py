@@ -46,6 +46,7 @@ import itertools
 import math
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -214,10 +215,47 @@ def variants(graph: FunctionGraph, owns: tuple[int, ...], shape: KernelShape) ->
     return out
 
 
+@contextmanager
+def _ir_memo():
+    """While the IR stands still (enumeration reads it, never rewrites it), answer the per-op row-space
+    questions :func:`costfuse.kernel.analyze_kernel` asks of every candidate from a cache: on the larger
+    backward graphs the same few ops are asked about tens of thousands of times.  The answers are those
+    of :func:`costfuse.rowspace.op_space` and :func:`~costfuse.rowspace.reads_in_row`, unchanged."""
+    import costfuse.kernel as kernel_mod
+    import costfuse.rowspace as rowspace_mod
+
+    saved = (rowspace_mod.op_space, kernel_mod.op_space, kernel_mod.reads_in_row)
+    op_space_fn, reads_fn = saved[0], saved[2]
+    spaces, reads = {}, {}
+
+    def op_space_memo(op):
+        if op not in spaces:
+            spaces[op] = op_space_fn(op)
+        return spaces[op]
+
+    def reads_memo(producer, result, consumer, operand):
+        key = (producer, result, consumer, operand)
+        if key not in reads:
+            reads[key] = reads_fn(producer, result, consumer, operand)
+        return reads[key]
+
+    rowspace_mod.op_space = kernel_mod.op_space = op_space_memo
+    kernel_mod.reads_in_row = reads_memo
+    try:
+        yield
+    finally:
+        rowspace_mod.op_space, kernel_mod.op_space, kernel_mod.reads_in_row = saved
+
+
 def enumerate_candidates(graph: FunctionGraph, max_candidates: int | None = None,
                          deadline: float = math.inf) -> Enumeration:
     """Every candidate of ``graph`` (module docstring), or as many as ``max_candidates`` and ``deadline``
     (``time.monotonic()``) allow."""
+    with _ir_memo():
+        return _enumerate(graph, max_candidates, deadline)
+
+
+def _enumerate(graph: FunctionGraph, max_candidates: int | None, deadline: float) -> Enumeration:
     out = Enumeration(graph)
     for g in sorted(graph.generics - graph.groupable):      # lone kernels: alone in every schedule
         out.priced.append(Priced(Candidate(frozenset({g}), stores=frozenset({g})), [graph.ops[g]],

@@ -46,7 +46,8 @@ bound.  A compile that times out (``--timeout``) counts as not spill-free:
 the optimum is exact under that timeout, and ``timeouts`` says how many.
 
 ``--json`` prints one object: ``kernels``, ``dram_bytes`` (minimized),
-``issued_bytes`` (at the chosen configs), ``candidates``, ``compiles``, ``cached``,
+``issued_bytes`` (at the chosen configs; these three null when a budget
+stopped a function before any schedule was found), ``candidates``, ``compiles``, ``cached``,
 ``solve_s`` (seconds inside HiGHS), ``complete``, ``stopped``, and per
 function its ``schedule``.  Bad input (a missing file, IR that does not
 parse) is one line naming the file and the reason, exit 1.
@@ -68,7 +69,7 @@ sys.path.insert(0, str(HERE))
 
 from candidate_groups import FunctionGraph, enumerate_candidates  # noqa: E402
 from optimum_pricing import Price, price_round  # noqa: E402
-from partition_milp import solve  # noqa: E402
+from partition_milp import Problem, solve  # noqa: E402
 from spill_free import CompileCounts  # noqa: E402
 
 PROG = "optimum_groups.py"
@@ -128,12 +129,20 @@ def solve_function(name: str, graph: FunctionGraph, pool, arch: int, target, bud
     out = FunctionOptimum(name)
     t0 = time.monotonic()
     enum = enumerate_candidates(graph, budgets.max_candidates, deadline)
-    prices = [Price.of(p, target) for p in enum.priced]
+    prices = []
+    for p in enum.priced:
+        if time.monotonic() >= deadline:
+            break
+        prices.append(Price.of(p, target))
     out.enumerate_s = time.monotonic() - t0
     out.candidates, out.owned_groups = len(prices), enum.owned_sets
     if not enum.complete:
         out.stopped.append(f"@{name}: {enum.stopped}")
     problem, cuts = enum.problem, []
+    if len(prices) < len(enum.priced):     # smaller groups first: the singletons are in, so a schedule exists
+        out.stopped.append(f"@{name}: time budget reached while reading the byte levels of the candidates: "
+                           f"{len(prices)} of {len(enum.priced)} enumerated kept")
+        problem = Problem(graph.readers, graph.generics, [p.candidate for p in enum.priced[:len(prices)]])
     while True:
         sol = solve(problem, [p.cost() for p in prices], cuts, deadline)
         out.solve_s += sol.solve_s
@@ -175,13 +184,19 @@ class ModuleOptimum:
     def complete(self) -> bool:
         return not any(f.stopped for f in self.functions)
 
+    @property
+    def scheduled(self) -> bool:
+        """Whether every function has a schedule (a budget may stop a function before its first MILP answer)."""
+        return all(f.chosen or not f.stopped for f in self.functions)
+
     def as_json(self) -> dict:
         ks = self.kernels
         c = self.counts
+        some = self.scheduled       # else no schedule to count: null, not 0
         return {
             "file": self.path, "complete": self.complete, "stopped": [s for f in self.functions for s in f.stopped],
-            "kernels": len(ks), "dram_bytes": sum(p.bytes.dram for p in ks),
-            "issued_bytes": sum(p.bytes.issued for p in ks),
+            "kernels": len(ks) if some else None, "dram_bytes": sum(p.bytes.dram for p in ks) if some else None,
+            "issued_bytes": sum(p.bytes.issued for p in ks) if some else None,
             "candidates": sum(f.candidates for f in self.functions),
             "owned_groups": sum(f.owned_groups for f in self.functions),
             "compiles": c.compiles, "cached": c.cached, "compile_s": round(c.compile_s, 2), "timeouts": c.timeouts,
@@ -203,9 +218,11 @@ class ModuleOptimum:
             for label in f.as_json()["recomputed_everywhere"]:
                 lines.append(f"@{f.name} {label}")
         state = "exact" if d["complete"] else "NOT complete: " + "; ".join(d["stopped"])
+        found = (f"{d['kernels']} kernels, dram {d['dram_bytes'] / 1e6:.3f} MB (minimized), "
+                 f"issued {d['issued_bytes'] / 1e6:.3f} MB" if d["kernels"] is not None
+                 else "no schedule found within the budget")
         lines += [
-            f"# optimum: {d['kernels']} kernels, dram {d['dram_bytes'] / 1e6:.3f} MB (minimized), "
-            f"issued {d['issued_bytes'] / 1e6:.3f} MB; {state}",
+            f"# optimum: {found}; {state}",
             f"# {d['candidates']} candidates ({d['owned_groups']} owned groups), {d['compiles']} compiles "
             f"({d['cached']} cached, {d['timeouts']} timeouts), enumerate {d['enumerate_s']:.1f} s, "
             f"solve {d['solve_s']:.2f} s ({d['milp_solves']} MILPs), wall {d['wall_s']:.1f} s",

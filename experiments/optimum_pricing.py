@@ -37,7 +37,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from costfuse.data.compile import CompileResult
+from costfuse.estimates import l2_holds
 from costfuse.kernel import KernelShape
 from costfuse.launch import KernelLaunch, config_space, heuristic_launch
 from costfuse.targets import Target
@@ -82,10 +85,30 @@ class Level:
 
 
 def byte_levels(shape: KernelShape, target: Target) -> list[Level]:
-    """``shape``'s configs by byte level, cheapest first (:attr:`KernelBytes.key`), each in config-space order."""
+    """``shape``'s configs by byte level, cheapest first (:attr:`KernelBytes.key`), each in config-space order.
+
+    The same bytes as :func:`kernel_bytes` per config (a test holds them equal), computed once per mode
+    and, for looped configs, whether L2 holds the re-read rows (:func:`costfuse.estimates.l2_holds`) for
+    all of them at once: the optimum prices every candidate of a function this way, thousands on the
+    larger backward graphs, before compiling anything."""
+    configs = config_space(shape)
+    looped = [i for i, c in enumerate(configs) if c.mode == "looped"]
+    holds = {}
+    if looped:
+        xblock = np.array([configs[i].xblock for i in looped])
+        warps = np.array([configs[i].num_warps for i in looped])
+        h = l2_holds(shape.reread_row_bytes, xblock, -(-shape.n_rows // xblock), warps, target)
+        holds = dict(zip(looped, (bool(x) for x in np.atleast_1d(h))))
+    issued: dict[str, int] = {}
+    dram: dict[tuple[str, bool], int] = {}
     levels: dict[tuple, Level] = {}
-    for c in config_space(shape):
-        b = kernel_bytes(shape, c, target)
+    for i, c in enumerate(configs):
+        if c.mode not in issued:
+            issued[c.mode] = shape.issued_bytes(c.mode)
+        key = (c.mode, holds.get(i, True))
+        if key not in dram:
+            dram[key] = shape.dram_bytes(*key)
+        b = KernelBytes(issued[c.mode], dram[key])
         levels.setdefault(b.key, Level(b, [])).configs.append(c)
     return [levels[k] for k in sorted(levels)]
 

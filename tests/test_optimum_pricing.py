@@ -122,3 +122,25 @@ def test_no_kernel_candidates_cost_nothing_and_budgets_stop_pricing(softmax_gelu
         assert price_round([p], FakePool(), 90, TARGET, counts, max_compiles=1) == "compile budget (1)"
         assert price_round([p], FakePool(), 90, TARGET, counts, deadline=0.0) == "time budget"
         assert counts.compiles == 0 and not p.settled
+
+
+def test_byte_levels_are_kernel_bytes_per_config():
+    """byte_levels computes bytes once per mode and L2 residency for all looped configs at once: the same
+    bytes as kernel_bytes (KernelShape.issued_bytes, dram_bytes_at) config by config, on a graph whose long
+    rows (32k bf16) L2 holds between passes at some looped configs and not at others."""
+    from costfuse.launch import config_space
+    from experiments.optimum_pricing import kernel_bytes
+
+    m = load_module(Path(__file__).parents[1] / "experiments" / "workloads" / "softmax_32k_bf16.mlir")
+    seen = set()
+    with m.context:
+        funcs, _ = prepare_for_forming(m.operation)
+        g = FunctionGraph.of(funcs[0].regions[0].blocks[0])
+        for p in enumerate_candidates(g).priced:
+            if p.shape is None:
+                continue
+            got = {c: lv.bytes for lv in byte_levels(p.shape, TARGET) for c in lv.configs}
+            want = {c: kernel_bytes(p.shape, c, TARGET) for c in config_space(p.shape)}
+            assert got == want
+            seen |= {(c.mode, b.dram == p.shape.dram_bytes("persistent")) for c, b in want.items()}
+    assert ("looped", True) in seen and ("looped", False) in seen
