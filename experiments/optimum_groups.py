@@ -52,6 +52,9 @@ stopped a function before any schedule was found), ``candidates``, ``compiles``,
 function its ``schedule``.  Bad input (a missing file, IR that does not
 parse) is one line naming the file and the reason, exit 1.
 
+Every workload at once, beside ``learned``, with issue #26's goals:
+``experiments/optimum_workloads.py`` (report ``experiments/results/optimum_groups.md``).
+
 Experiments only: not part of the installed package.
 """
 

@@ -155,6 +155,18 @@ def differences(rec: dict) -> str:
     return "; ".join(parts) or "same kernels and bytes"
 
 
+def last_answer(rec: dict) -> str:
+    """Where an incomplete search stood: its last MILP answer, which is no optimum (kernels not yet compiled
+    count their cheapest byte level, a lower bound; a cut enumeration leaves larger groups out)."""
+    o = rec["optimum"]
+    if o.get("kernels") is None:
+        return ". No schedule found within the budget"
+    unsettled = sum(1 for f in o.get("functions", []) for k in f["schedule"] if not k["settled"])
+    return (f". Last MILP answer (no optimum): {o['kernels']} kernels, {_mb(o['dram_bytes'])} MB DRAM"
+            + (f", {unsettled} of them not yet compiled (their bytes a lower bound)" if unsettled else "")
+            + f"; learned {_mb(rec['learned'].get('dram_bytes'))} MB")
+
+
 def _mb(x) -> str:
     return "-" if x is None else f"{x / 1e6:,.1f}"
 
@@ -171,12 +183,15 @@ def table(records: list[tuple[str, dict]]) -> list[str]:
         o, learned = r["optimum"], r["learned"]
         comp = "yes" if o["complete"] else "**no**"
         compiles = "-" if o.get("compiles") is None else f"{o['compiles']} ({o.get('cached', 0)})"
-        lines.append(f"| {name} | {o['kernels'] if o['kernels'] is not None else '-'} | {_mb(o['dram_bytes'])} "
-                     f"| {_mb(o['issued_bytes'])} | {o['candidates'] if o['candidates'] is not None else '-'} "
+        # an incomplete search has no optimum: its last answer is listed below the table, not here
+        kernels, dram, issued = ((o["kernels"], _mb(o["dram_bytes"]), _mb(o["issued_bytes"])) if o["complete"]
+                                 else (None, "-", "-"))
+        lines.append(f"| {name} | {kernels if kernels is not None else '-'} | {dram} "
+                     f"| {issued} | {o['candidates'] if o['candidates'] is not None else '-'} "
                      f"| {compiles} | {'-' if o['solve_s'] is None else o['solve_s']} "
                      f"| {'-' if r['wall_s'] is None else r['wall_s']} | {comp} "
                      f"| {learned['kernels'] if learned['kernels'] is not None else '-'} | {_mb(learned['dram_bytes'])} "
-                     f"| {_mb(learned['issued_bytes'])} | {_pct(gap(r))} |")
+                     f"| {_mb(learned['issued_bytes'])} | {_pct(gap(r)) if o['complete'] else '-'} |")
     return lines
 
 
@@ -225,7 +240,7 @@ def report(workloads: list[tuple[str, dict]], extra: list[tuple[str, dict]], arg
     stopped = [(n, r) for n, r in workloads + extra if not r["optimum"]["complete"]]
     if stopped:
         lines += ["Incomplete (where the budget or an error stopped the search):", ""]
-        lines += [f"- {n}: {'; '.join(r['optimum']['stopped'])}" for n, r in stopped]
+        lines += [f"- {n}: {'; '.join(r['optimum']['stopped'])}{last_answer(r)}" for n, r in stopped]
         lines.append("")
     errors = [(n, r) for n, r in workloads + extra if r["learned"].get("error")]
     if errors:
