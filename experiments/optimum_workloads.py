@@ -190,7 +190,8 @@ def table(records: list[tuple[str, dict]]) -> list[str]:
                      f"| {issued} | {o['candidates'] if o['candidates'] is not None else '-'} "
                      f"| {compiles} | {'-' if o['solve_s'] is None else o['solve_s']} "
                      f"| {'-' if r['wall_s'] is None else r['wall_s']} | {comp} "
-                     f"| {learned['kernels'] if learned['kernels'] is not None else '-'} | {_mb(learned['dram_bytes'])} "
+                     f"| {'-' if learned['kernels'] is None else learned['kernels']} "
+                     f"| {_mb(learned['dram_bytes'])} "
                      f"| {_mb(learned['issued_bytes'])} | {_pct(gap(r)) if o['complete'] else '-'} |")
     return lines
 
