@@ -68,13 +68,8 @@ class GroupFusionPass:
         top = module.operation if isinstance(module, ir.Module) else module
         start = len(self.kernels)
         with top.context:
-            funcs = [op.operation for op in top.regions[0].blocks[0].operations
-                     if op.operation.name == "func.func" and len(op.regions[0].blocks) > 0
-                     and KERNEL_ATTR not in op.operation.attributes]
-            for fn in funcs:
-                _erase_dead_generics(fn.regions[0].blocks[0])
-                fold_unit_reshapes(fn.regions[0].blocks[0])
-            self.recomputed += recompute_expanding_producers(top)
+            funcs, recomputed = prepare_for_forming(top)
+            self.recomputed += recomputed
             for fn in funcs:
                 block = fn.regions[0].blocks[0]
                 kernels, decisions = form_groups(block, self.cost_model, self.refuses)
@@ -110,6 +105,22 @@ class GroupFusionPass:
         dram_text = "?" if None in dram else f"{sum(dram) / 1e6:.3f}"
         return (f"# {self.cost_model.name} groups: {len(records)} kernels, {len(records)} outlined functions, "
                 f"issued {issued / 1e6:.3f} MB, DRAM {dram_text} MB (estimated)")
+
+
+def prepare_for_forming(top: ir.Operation) -> tuple[list[ir.Operation], list[DecisionRecord]]:
+    """Rewrite ``top`` (a module op) as every policy sees it before forming, in place; return the
+    functions to form kernels in (not kernel functions an earlier run made) and the expanding
+    producers recomputed.
+
+    One home for the rewrites before forming, so that a search over groups outside the pass
+    (``experiments/optimum_groups.py``) prices exactly the generics the pass's policies group."""
+    funcs = [op.operation for op in top.regions[0].blocks[0].operations
+             if op.operation.name == "func.func" and len(op.regions[0].blocks) > 0
+             and KERNEL_ATTR not in op.operation.attributes]
+    for fn in funcs:
+        _erase_dead_generics(fn.regions[0].blocks[0])
+        fold_unit_reshapes(fn.regions[0].blocks[0])
+    return funcs, recompute_expanding_producers(top)
 
 
 def _erase_dead_generics(block: ir.Block) -> None:

@@ -87,6 +87,20 @@ Refusal = Callable[[ir.Operation], "str | None"]
 the lowering (``costfuse-opt`` passes ``costfuse.data.refusals.lowering_refusal``): the core does not."""
 
 
+def op_users(op: ir.Operation, pos: dict[ir.Operation, int]) -> set[int]:
+    """Positions (``pos``: the block's ops) of the ops that use ``op``'s results; a use nested in another
+    op's region counts as a use by that op."""
+    out = set()
+    for res in op.results:
+        for use in res.uses:
+            owner = use.owner.operation
+            while owner is not None and owner not in pos:   # a use nested in another op's region
+                owner = owner.parent
+            if owner is not None and owner != op:
+                out.add(pos[owner])
+    return out
+
+
 @dataclass
 class _Formation:
     ops: list[ir.Operation]          # every op of the block, program order
@@ -99,7 +113,7 @@ class _Formation:
         self.pos = {op: i for i, op in enumerate(self.ops)}
         self.generic_pos = [i for i, op in enumerate(self.ops) if op.name == GENERIC]
         self.gnum = {p: k for k, p in enumerate(self.generic_pos)}   # op position -> generic number
-        self.users = [self._users(op) for op in self.ops]
+        self.users = [op_users(op, self.pos) for op in self.ops]
         self.unit = list(range(len(self.ops)))       # op position -> unit id (a group's id is its first position)
         self.members = {p: [p] for p in self.generic_pos}
         self.version = {p: 0 for p in self.generic_pos}
@@ -109,17 +123,6 @@ class _Formation:
         self.copies: dict[int, set[int]] = {}        # unit -> positions it recomputes (owned by another unit)
         self._noted: set[GroupDecision] = set()
         self._refusals: dict[int, str | None] = {}
-
-    def _users(self, op: ir.Operation) -> set[int]:
-        out = set()
-        for res in op.results:
-            for use in res.uses:
-                owner = use.owner.operation
-                while owner is not None and owner not in self.pos:   # a use nested in another op's region
-                    owner = owner.parent
-                if owner is not None and owner != op:
-                    out.add(self.pos[owner])
-        return out
 
     def note(self, decision: GroupDecision) -> None:
         """Record a decision for ``--explain``.  A skip is a fact about the pair (it would close a cycle,

@@ -1,7 +1,8 @@
-"""The compile-label oracle (experiments/oracle_groups.py) and compare_groups' goal verdicts (issue #13).
+"""Greedy, compile-checked kernel groups (experiments/oracle_groups.py) and compare_groups' goal verdicts
+(issue #13).
 
 One test compiles for real (a 64x1024 softmax, a few configs: seconds on the CPU); the others feed the
-oracle a fake compile pool, or the goal check hand-made totals.
+policy a fake compile pool, or the goal check hand-made totals.
 """
 
 from pathlib import Path
@@ -16,8 +17,8 @@ from costfuse.ir import load_module
 from costfuse.kernel import analyze_kernel
 from costfuse.launch import config_space
 from costfuse.targets import get_target
-from costfuse.outline import scratch_kernel_function
-from experiments.oracle_groups import CompileOracle
+from experiments.oracle_groups import GreedyCompileChecked
+from experiments.spill_free import kernel_function
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
@@ -55,28 +56,28 @@ def _by_regs(shape, mode):
     return [c for r, c in sorted(((r, c) for r, c in zip(regs, configs) if c.mode == mode), key=lambda rc: rc[0])]
 
 
-def test_oracle_takes_the_least_hbm_mode_and_its_first_spill_free_config_by_ptxas(softmax, tmp_path, monkeypatch):
+def test_greedy_takes_the_least_hbm_mode_and_its_first_spill_free_config_by_ptxas(softmax, tmp_path, monkeypatch):
     monkeypatch.setenv("COSTFUSE_CACHE_DIR", str(tmp_path))
     target = get_target("sm_90")
     with CompilePool(jobs=2, timeout_s=120, cache=ResultCache(tmp_path / "compile")) as pool:
-        oracle = CompileOracle(pool=pool)
-        est = oracle.best_config(softmax)
-        again = CompileOracle(pool=pool)
+        greedy = GreedyCompileChecked(pool=pool)
+        est = greedy.best_config(softmax)
+        again = GreedyCompileChecked(pool=pool)
         assert again.best_config(softmax) == est
     assert est.launch == _by_regs(softmax, "persistent")[0]    # a 1024-wide f32 row spills at no config
     assert est.issued_bytes == softmax.issued_bytes("persistent") < softmax.issued_bytes("looped")
     assert est.time_s == pytest.approx(est.issued_bytes / target.hbm_bytes_per_s + target.launch_overhead_s)
     assert est.spill_bytes == 0 and est.regs > 0
-    c = oracle.counts
+    c = greedy.counts
     assert (c.decisions, c.compiles, c.cached, c.refused, c.unlowered) == (1, 2, 0, 0, 0)   # one per worker
     assert c.compile_s > 0
     assert (again.counts.compiles, again.counts.cached) == (2, 2)
     assert again.counts.compile_s == pytest.approx(c.compile_s)   # a cached compile counts its recorded time
 
 
-def test_oracle_moves_on_only_once_every_config_of_a_mode_spills(softmax):
+def test_greedy_moves_on_only_once_every_config_of_a_mode_spills(softmax):
     pool = FakePool(spilling={"persistent"})
-    est = CompileOracle(pool=pool).best_config(softmax)
+    est = GreedyCompileChecked(pool=pool).best_config(softmax)
     persistent = _by_regs(softmax, "persistent")
     assert est.launch == _by_regs(softmax, "looped")[0]
     assert est.issued_bytes == softmax.issued_bytes("looped")
@@ -84,30 +85,30 @@ def test_oracle_moves_on_only_once_every_config_of_a_mode_spills(softmax):
     assert set(pool.modes[len(persistent):]) == {"looped"}
 
 
-def test_a_bounded_oracle_gives_a_mode_up_after_k_spilling_configs_and_counts_it(softmax):
+def test_a_bounded_greedy_search_gives_a_mode_up_after_k_spilling_configs_and_counts_it(softmax):
     pool = FakePool(spilling={"persistent"})
-    oracle = CompileOracle(pool=pool, max_per_mode=3)
-    est = oracle.best_config(softmax)
+    greedy = GreedyCompileChecked(pool=pool, max_per_mode=3)
+    est = greedy.best_config(softmax)
     assert est.launch == _by_regs(softmax, "looped")[0]
     assert pool.modes[:3] == ["persistent"] * 3 and pool.modes[3] == "looped"
-    assert oracle.counts.truncated == 1
+    assert greedy.counts.truncated == 1
 
 
-def test_oracle_refuses_a_kernel_that_spills_at_every_config(softmax):
-    oracle = CompileOracle(pool=FakePool(spilling={"persistent", "looped"}))
-    assert oracle.best_config(softmax) is None
-    assert oracle.counts.refused == 1 and oracle.counts.compiles == len(config_space(softmax))
-    assert oracle.counts.mean_compile_s == pytest.approx(0.5)
+def test_greedy_refuses_a_kernel_that_spills_at_every_config(softmax):
+    greedy = GreedyCompileChecked(pool=FakePool(spilling={"persistent", "looped"}))
+    assert greedy.best_config(softmax) is None
+    assert greedy.counts.refused == 1 and greedy.counts.compiles == len(config_space(softmax))
+    assert greedy.counts.mean_compile_s == pytest.approx(0.5)
 
 
 def test_the_scratch_kernel_function_returns_what_the_shape_stores(softmax):
-    _module, fn = scratch_kernel_function(softmax, config_space(softmax)[0], "oracle_kernel")
+    _module, fn = kernel_function(softmax, config_space(softmax)[0])
     text = str(fn)
-    assert "func.func private @oracle_kernel" in text and "costfuse.kernel" in text
+    assert "func.func private @scratch_kernel" in text and "costfuse.kernel" in text
     assert text.count("linalg.generic") == 6 and "-> tensor<64x1024xf32>" in text.splitlines()[0]
 
 
-def _totals(learned_spill=0, learned_hbm=80, ms=1.0, configs=100, oracle_hbm=79, always_spill=1000):
+def _totals(learned_spill=0, learned_hbm=80, ms=1.0, configs=100, greedy_hbm=79, always_spill=1000):
     o = cg.Outcome
     return {
         cg.LEARNED: o(hbm_bytes=learned_hbm, spill_bytes=learned_spill, decisions=10, decide_s=10 * ms / 1e3,
@@ -115,7 +116,7 @@ def _totals(learned_spill=0, learned_hbm=80, ms=1.0, configs=100, oracle_hbm=79,
         "groups inductor": o(hbm_bytes=100, spill_bytes=5),
         "groups xla": o(hbm_bytes=120, spill_bytes=20),
         "groups always": o(hbm_bytes=90, spill_bytes=always_spill),
-        cg.ORACLE: o(hbm_bytes=oracle_hbm, compiles=4, compile_s=2.0),
+        cg.GREEDY: o(hbm_bytes=greedy_hbm, compiles=4, compile_s=2.0),
     }
 
 
@@ -130,8 +131,8 @@ def test_goals_met():
 @pytest.mark.parametrize("kw, broken", [
     ({"learned_spill": 6}, {0}),                        # more than inductor's 5 B, within 1% of always' 1000 B
     ({"learned_spill": 11}, {0, 1}),                    # and more than 1% of always'
-    ({"learned_hbm": 86, "oracle_hbm": 86}, {2}),       # only 14% fewer HBM bytes than inductor
-    ({"oracle_hbm": 77}, {3}),                          # 3.9% above the oracle
+    ({"learned_hbm": 86, "greedy_hbm": 86}, {2}),       # only 14% fewer HBM bytes than inductor
+    ({"greedy_hbm": 77}, {3}),                          # 3.9% above greedy, compile-checked
     ({"ms": 2.5}, {4}),                                 # over 2 ms per decision (still 20,000x)
     ({"configs": 1}, {5}),                              # 1 config x 0.5 s vs 1 ms: 500x
 ])
@@ -152,9 +153,9 @@ def test_goals_that_always_meets_too_are_not_shown():
     assert [g.trivial for g in cg.goals(tot, 0.5)] == [False, False, True, False, False, False]
 
 
-def test_goals_without_the_oracle_are_not_applicable():
+def test_goals_without_greedy_compile_checked_are_not_applicable():
     tot = _totals()
-    del tot[cg.ORACLE]
+    del tot[cg.GREEDY]
     goals = cg.goals(tot, float("nan"))
     assert [g.met for g in goals] == [True, True, True, None, True, None]
     assert goals[3].row().endswith("| not run | n/a |")
@@ -162,7 +163,7 @@ def test_goals_without_the_oracle_are_not_applicable():
 
 def test_policies_and_workload_globs(tmp_path):
     assert cg.parse_policies("") == list(cg.POLICIES)
-    assert cg.parse_policies("oracle,v1,groups learned") == ["v1 always", cg.LEARNED, cg.ORACLE]
+    assert cg.parse_policies("greedy,v1,groups learned") == ["v1 always", cg.LEARNED, cg.GREEDY]
     with pytest.raises(ValueError, match="unknown policy 'bogus'"):
         cg.parse_policies("bogus")
     for name in ("softmax_f32", "softmax_bf16", "gelu_erf_f32"):

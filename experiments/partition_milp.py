@@ -1,0 +1,328 @@
+"""The exact choice of kernels for one function, as a MILP over candidate kernels (issue #26).
+
+A *schedule* of a function is a set of kernels.  Each kernel is a
+:class:`Candidate`: the generics it **owns** (it computes them, and stores
+those other kernels or ops read), the generics it **copies** (it recomputes
+them from their inputs instead of reading what another kernel stored:
+docs/groups.md, "Stored or recomputed"), and which owned generics it
+**stores**.  A candidate that stores nothing is no kernel: it stands for a
+generic every reader recomputes (docs/groups.md: "A goes entirely when it
+then stores nothing"), owns it, reads nothing and costs nothing.  A schedule
+is valid when
+
+1. every generic is owned by exactly one kernel (a copy covers a generic a
+   second time; ownership is a partition);
+2. every value a kernel reads from a generic it does not compute is stored,
+   by that generic's owner, and so is every generic a non-kernel op (a named
+   op, ``tensor.*``, the return) reads;
+3. the graph of kernels and non-kernel ops is acyclic: a kernel runs after
+   every kernel and op it reads from.
+
+:func:`solve` finds the valid schedule of least total cost among the
+candidates given, exactly:
+
+    minimize   sum_K x_K * ((cost_K // u) * (G + 1) + 1)
+    subject to sum_{K owns g}   x_K = 1          for each generic g          (1)
+               s_g = sum_{K stores g} x_K        for each generic g          (2)
+               s_g = 1                           if a non-kernel op reads g  (2)
+               x_K <= s_g                        for each K, g K reads unowned/uncopied  (2)
+               lifted cycle cuts                                             (3)
+               x_K in {0, 1},  0 <= s_g <= 1
+
+``cost_K`` is the candidate's price in bytes (an integer; ``None`` takes it
+out), ``u`` the greatest common divisor of the prices (integer coefficients
+keep HiGHS exact), ``G`` the number of generics: a kernel adds 1 (a
+candidate storing nothing, 0) and a byte ``G + 1``, and no schedule has more
+than ``G`` kernels (each stores a generic no other kernel stores), so the
+optimum has the fewest bytes and, among those, the fewest kernels.  HiGHS solves with ``mip_rel_gap = 0``; its absolute gap
+(1e-6) is below one unit of the integer objective.
+
+Acyclicity (3) is added lazily: solve, build the kernel graph of the answer
+(:func:`kernel_graph`), and while it has a cycle add, for each strongly
+connected component, a cut on one shortest cycle through it and solve again.
+A cut on a cycle ``K_1 -> ... -> K_m -> K_1`` is lifted: with ``V_i`` every
+candidate that owns what ``K_i`` owns, reads what ``K_i`` reads on the cycle's
+edge into it and stores what ``K_i`` stores on the edge out of it, any choice
+of one candidate from each ``V_i`` closes the same cycle, and ownership lets
+at most one of each ``V_i`` in, so ``sum over the V_i of x <= m - 1`` cuts off
+exactly schedules with that cycle.  The loop ends with an acyclic optimum,
+which is optimal for (1)-(3).
+
+Pure: it sees generics and ops as integers (op positions), so the tests can
+check it against a brute force over every subset of candidates.
+Experiments only: not part of the installed package.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from functools import cached_property
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One possible kernel: generics it ``owns``, ``copies`` (recomputes) and ``stores`` (a subset of ``owns``)."""
+
+    owns: frozenset[int]
+    copies: frozenset[int] = frozenset()
+    stores: frozenset[int] = frozenset()
+
+    @property
+    def members(self) -> frozenset[int]:
+        return self.owns | self.copies
+
+    @property
+    def is_kernel(self) -> bool:
+        """Whether it runs: a candidate storing nothing stands for values every reader recomputes."""
+        return bool(self.stores)
+
+
+@dataclass
+class Problem:
+    """One function: ``readers[v]`` the ops reading op ``v`` (an acyclic op graph over op positions), the
+    ``generics`` kernels own, and the ``candidates``."""
+
+    readers: dict[int, frozenset[int]]
+    generics: frozenset[int]
+    candidates: list[Candidate]
+
+    @cached_property
+    def producers(self) -> dict[int, frozenset[int]]:
+        out: dict[int, set[int]] = {v: set() for v in self.readers}
+        for v, rs in self.readers.items():
+            for r in rs:
+                out.setdefault(r, set()).add(v)
+        return {v: frozenset(ps) for v, ps in out.items()}
+
+    @cached_property
+    def must_store(self) -> frozenset[int]:
+        """Generics a non-kernel op reads."""
+        return frozenset(g for g in self.generics if self.readers.get(g, frozenset()) - self.generics)
+
+    def reads(self, k: int) -> frozenset[int]:
+        """Generics candidate ``k`` reads and does not compute (stored by their owners)."""
+        return self._reads[k][0]
+
+    def op_reads(self, k: int) -> frozenset[int]:
+        """Non-kernel ops candidate ``k`` reads."""
+        return self._reads[k][1]
+
+    @cached_property
+    def _reads(self) -> list[tuple[frozenset[int], frozenset[int]]]:
+        out = []
+        for c in self.candidates:
+            members = c.members if c.is_kernel else frozenset()
+            read = set().union(*(self.producers.get(m, frozenset()) for m in members)) - members
+            out.append((frozenset(read & self.generics), frozenset(read - self.generics)))
+        return out
+
+
+@dataclass(frozen=True)
+class Cut:
+    """``sum of x over candidates <= rhs``: a lifted cycle cut."""
+
+    candidates: frozenset[int]
+    rhs: int
+
+
+@dataclass
+class Solution:
+    """The chosen candidates of an acyclic optimum (``chosen`` is empty when ``status`` is not ``optimal``)."""
+
+    status: str                  # optimal | time limit | infeasible
+    chosen: list[int] = field(default_factory=list)
+    cost: int = 0                # summed cost of the chosen candidates
+    solves: int = 0              # MILPs solved (one more per round of cycle cuts)
+    cuts: int = 0                # cycle cuts added by this call
+    solve_s: float = 0.0         # seconds inside HiGHS
+
+
+def _objective(problem: Problem, costs: list[int | None]) -> list[int]:
+    prices = [c for c in costs if c is not None]
+    unit = max(1, math.gcd(*prices)) if prices else 1
+    weight = len(problem.generics) + 1
+    return [0 if c is None else (c // unit) * weight + cand.is_kernel for c, cand in zip(costs, problem.candidates)]
+
+
+def _milp(problem: Problem, costs: list[int | None], cuts: list[Cut], time_limit: float):
+    """One HiGHS solve of (1), (2) and ``cuts``; (status, chosen candidates)."""
+    import numpy as np
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_matrix
+
+    n = len(problem.candidates)
+    gens = sorted(problem.generics)
+    s_index = {g: n + j for j, g in enumerate(gens)}
+    rows, cols, vals, lo, hi = [], [], [], [], []
+
+    def row(entries, lower, upper):
+        r = len(lo)
+        for col, val in entries:
+            rows.append(r)
+            cols.append(col)
+            vals.append(val)
+        lo.append(lower)
+        hi.append(upper)
+
+    owners = {g: [] for g in gens}
+    storers = {g: [] for g in gens}
+    for k, c in enumerate(problem.candidates):
+        for g in c.owns:
+            owners[g].append(k)
+        for g in c.stores:
+            storers[g].append(k)
+    for g in gens:
+        row([(k, 1.0) for k in owners[g]], 1.0, 1.0)                                   # (1)
+        row([(s_index[g], 1.0)] + [(k, -1.0) for k in storers[g]], 0.0, 0.0)          # (2)
+    for k in range(n):
+        if costs[k] is not None:
+            for g in problem.reads(k):
+                row([(k, 1.0), (s_index[g], -1.0)], -np.inf, 0.0)                     # (2)
+    for cut in cuts:
+        row([(k, 1.0) for k in sorted(cut.candidates)], -np.inf, float(cut.rhs))     # (3)
+    a = coo_matrix((vals, (rows, cols)), shape=(len(lo), n + len(gens))).tocsr()
+    c = np.array(_objective(problem, costs) + [0] * len(gens), dtype=float)
+    lower = np.array([0.0] * n + [1.0 if g in problem.must_store else 0.0 for g in gens])
+    upper = np.array([0.0 if x is None else 1.0 for x in costs] + [1.0] * len(gens))
+    res = milp(c, integrality=np.array([1] * n + [0] * len(gens)), bounds=Bounds(lower, upper),
+               constraints=[LinearConstraint(a, np.array(lo), np.array(hi))],
+               options={"time_limit": max(1.0, time_limit), "mip_rel_gap": 0.0, "disp": False})
+    if res.status == 0:
+        return "optimal", [k for k in range(n) if res.x[k] > 0.5]
+    if res.status == 2:
+        return "infeasible", []
+    return "time limit", []
+
+
+def kernel_graph(problem: Problem, chosen: list[int]) -> dict[tuple, dict[tuple, int | None]]:
+    """The graph of a valid choice: nodes ``("k", candidate)`` and ``("op", position)`` (non-kernel ops);
+    ``graph[a][b]`` is the generic carried from ``a`` to ``b`` (``None`` between two ops)."""
+    storer = {g: k for k in chosen for g in problem.candidates[k].stores}
+    ops = {v for v in problem.readers if v not in problem.generics}
+    graph: dict[tuple, dict[tuple, int | None]] = {("k", k): {} for k in chosen}
+    graph.update({("op", v): {} for v in ops})
+    for k in chosen:
+        for g in problem.reads(k):
+            graph[("k", storer[g])][("k", k)] = g
+        for v in problem.op_reads(k):
+            graph[("op", v)][("k", k)] = None
+    for v in ops:
+        for p in problem.producers.get(v, ()):
+            if p in problem.generics:
+                graph[("k", storer[p])][("op", v)] = p
+            else:
+                graph[("op", p)][("op", v)] = None
+    return graph
+
+
+def _components(graph: dict) -> list[list[tuple]]:
+    """Strongly connected components with more than one node (Tarjan, iterative)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(graph[w])))
+                    advanced = True
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(comp)
+    return out
+
+
+def _shortest_cycle(graph: dict, start: tuple, within: set) -> list[tuple]:
+    """Nodes of a shortest cycle through ``start`` inside ``within`` (``start`` first)."""
+    parent = {start: None}
+    queue = deque([start])
+    while queue:
+        v = queue.popleft()
+        for w in graph[v]:
+            if w not in within:
+                continue
+            if w == start:
+                path = [v]
+                while parent[path[-1]] is not None:
+                    path.append(parent[path[-1]])
+                return path[::-1]
+            if w not in parent:
+                parent[w] = v
+                queue.append(w)
+    raise AssertionError("a strongly connected component without a cycle")
+
+
+def cycle_cuts(problem: Problem, chosen: list[int]) -> list[Cut]:
+    """A lifted cut on one shortest cycle of each cyclic component of the choice's kernel graph."""
+    graph = kernel_graph(problem, chosen)
+    cuts = []
+    for comp in _components(graph):
+        start = next(v for v in comp if v[0] == "k")
+        cycle = _shortest_cycle(graph, start, set(comp))
+        kernels = []
+        for i, node in enumerate(cycle):
+            if node[0] != "k":
+                continue
+            before, after = cycle[i - 1], cycle[(i + 1) % len(cycle)]
+            carried_in, carried_out = graph[before][node], graph[node][after]
+            owns = problem.candidates[node[1]].owns
+            kernels.append(frozenset(
+                k for k, c in enumerate(problem.candidates) if c.owns == owns and carried_out in c.stores
+                and (carried_in in problem.reads(k) if before[0] == "k" else before[1] in problem.op_reads(k))))
+        cuts.append(Cut(frozenset().union(*kernels), len(kernels) - 1))
+    return cuts
+
+
+def solve(problem: Problem, costs: list[int | None], cuts: list[Cut] | None = None,
+          deadline: float = math.inf) -> Solution:
+    """The acyclic optimum for ``costs`` (per candidate; ``None``: not available).  ``cuts`` (the caller's
+    list, extended in place) carries the cycle cuts found so far from one call to the next: they hold for
+    any costs.  ``deadline`` (``time.monotonic()``) bounds HiGHS."""
+    cuts = [] if cuts is None else cuts
+    out = Solution("optimal")
+    while True:
+        t0 = time.monotonic()
+        status, chosen = _milp(problem, costs, cuts, deadline - t0)
+        out.solve_s += time.monotonic() - t0
+        out.solves += 1
+        if status != "optimal":
+            out.status = status
+            return out
+        new = cycle_cuts(problem, chosen)
+        if not new:
+            out.chosen, out.cost = chosen, sum(costs[k] for k in chosen)
+            return out
+        cuts += new
+        out.cuts += len(new)
+        if time.monotonic() >= deadline:
+            out.status = "time limit"
+            return out
