@@ -81,3 +81,28 @@ def sample_configs(xnumel: int, rnumel: int, live_words: int, k: int, rng: rando
                    key=lambda c: abs(math.log2(live * elems_per_thread(c)) - target))
         chosen.append(best)
     return chosen
+
+
+def sample_launches(shape, space: list, taken, k: int, low_regs: float, bound_regs: float, arch: str,
+                    rng: random.Random) -> list:
+    """Up to ``k`` launches of ``space`` (``costfuse.launch.KernelLaunch``) for the row kernel ``shape``, none
+    in ``taken``, stratified by the analytical register estimate (``cost_models/group_time.py``): each
+    draw targets a pressure log-uniform in [``low_regs``, ``bound_regs``] and takes the unused launch
+    nearest to it; launches estimated above ``bound_regs`` are never drawn.  Dataset v2's sampler
+    (``data/group_job.py``), shared with the Inductor job (``data/inductor_job.py``)."""
+    from costfuse.cost_models.group_time import score_configs
+    from costfuse.data.compile import arch_name
+    from costfuse.targets import get_target
+
+    if not space:
+        return []
+    regs = score_configs(shape, space, get_target(arch_name(arch))).regs
+    pool = [(c, r) for c, r in zip(space, regs) if c not in taken and r <= bound_regs]
+    rng.shuffle(pool)
+    lo, hi = math.log2(low_regs), math.log2(bound_regs)
+    out = []
+    for _ in range(min(k, len(pool))):
+        target = rng.uniform(lo, hi)
+        i = min(range(len(pool)), key=lambda j: abs(math.log2(max(pool[j][1], 1.0)) - target))
+        out.append(pool.pop(i)[0])
+    return out

@@ -34,7 +34,6 @@ the row schema (v2, ``data/store.py``) differ.
 from __future__ import annotations
 
 import hashlib
-import math
 import random
 import shlex
 import sys
@@ -142,9 +141,8 @@ def _model(name: str):
 
 def group_configs(shape, picks: dict, spec: GroupJobSpec, rng: random.Random) -> list[tuple[object, str]]:
     """``(launch, source)`` per config to compile: heuristic, policies' picks, peers' choices, sampled."""
-    from costfuse.cost_models.group_time import score_configs
+    from costfuse.data.config_sampling import sample_launches
     from costfuse.launch import config_space, heuristic_launch
-    from costfuse.targets import get_target
 
     sources: dict = {}
     sources.setdefault(heuristic_launch(shape), []).append("heuristic")
@@ -154,16 +152,10 @@ def group_configs(shape, picks: dict, spec: GroupJobSpec, rng: random.Random) ->
         est = _model(name).best_config(shape)
         if est is not None and name not in sources.get(est.launch, []):
             sources.setdefault(est.launch, []).append(name)
-    space = config_space(shape)
-    regs = score_configs(shape, space, get_target(arch_name(spec.arch))).regs
-    pool = [(c, r) for c, r in zip(space, regs) if c not in sources and r <= spec.bound_regs]
-    rng.shuffle(pool)
-    lo, hi = math.log2(spec.low_regs), math.log2(spec.bound_regs)
     wanted = spec.sample_configs // POINTWISE_SAMPLE_SHARE if shape.pointwise else spec.sample_configs
-    for _ in range(min(wanted, len(pool))):
-        target = rng.uniform(lo, hi)
-        k = min(range(len(pool)), key=lambda i: abs(math.log2(max(pool[i][1], 1.0)) - target))
-        sources[pool.pop(k)[0]] = ["sampled"]
+    for c in sample_launches(shape, config_space(shape), sources, wanted, spec.low_regs, spec.bound_regs, spec.arch,
+                             rng):
+        sources[c] = ["sampled"]
     return [(c, ",".join(dict.fromkeys(s))) for c, s in sources.items()]
 
 
