@@ -5,10 +5,12 @@ Unit of work and of resume: one *program* ``(kind, seed)``
 composition of them, at random rows, row length and dtype).  Its kernels come
 from Inductor itself, on the faked sm_90 of the CPU harness
 (:func:`costfuse.data.inductor_codegen.inductor_code`, docs/inductor.md), in
-up to three codegens:
+up to four codegens (``variant``: the first that made the kernel):
 
-* ``inductor``: as Inductor generates them (its own persistence rule);
-* ``persistent``: every row reduction forced persistent (a row up to
+* ``inductor``: as Inductor generates them, with its default candidate lists;
+* ``max_autotune``: the same with ``max_autotune_pointwise``, Inductor's
+  larger reduction candidate lists (the same kernels, so only more candidates);
+* ``persistent``: every row (INNER) reduction forced persistent (a row up to
   Inductor's largest block, 65,536), the report's probe
   (:func:`costfuse.data.inductor_report.persistent_probe`);
 * ``looped``: every reduction forced looped;
@@ -17,9 +19,9 @@ the last two only when the first has a reduction.  Every distinct kernel
 (by the file the compile pool compiles: Inductor's source less its runtime
 decorator) is compiled with Triton's ptxas for sm_90 at
 
-* Inductor's own candidate configs for it (``config_source`` ``inductor``
-  for a kernel of the first codegen, ``forced`` for one only a forced
-  codegen made);
+* every candidate config Inductor lists for it in any of those codegens
+  (``config_source``: ``inductor``, ``max_autotune``, or ``forced`` for
+  the lists of the forced codegens; a config in several lists names each);
 * ``sample_configs`` launches of its own mode (persistent or looped;
   pointwise kernels a third as many) drawn from CostFuse's config space
   (:func:`costfuse.launch.config_space`, within Inductor's largest block)
@@ -28,8 +30,8 @@ decorator) is compiled with Triton's ptxas for sm_90 at
   ``bound_regs``).  A kernel with no description gets Inductor's
   candidates only: the estimate needs one.  A kernel the handler leaves to
   Inductor (:class:`costfuse.inductor.describe.NotCovered`: a reduction hint
-  other than INNER, a split reduction...) keeps the reason in
-  ``features_error``, and its nodes' description where they have one.
+  other than INNER, say) keeps the reason in ``features_error``, and its
+  nodes' description where they have one.
 
 One row per (kernel, config) (schema v3, :data:`costfuse.data.store.SCHEMA_V3`):
 ptxas registers, spill and stack bytes, whether Inductor's own spill filter

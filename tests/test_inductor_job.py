@@ -129,6 +129,13 @@ def test_the_job_writes_one_row_per_kernel_and_config_with_provenance(stubbed, t
     assert (df.source_hash == df.triton_src.map(lambda s: hashlib.sha256(s.encode()).hexdigest())).all()
     assert (df.dropped_by_inductor == (df.stack_bytes / 4 > 16)).all()
     assert set(df.heuristic) >= {"pointwise"} and df.rnumel.min() == 1
+    from costfuse.data.card import card
+
+    text = card(tmp_path)   # the card of a v3 directory counts from the rows
+    kernels, programs = df.source_hash.nunique(), df.program_id.nunique()
+    assert f"**{len(df)} configs compiled** by ptxas (status ok), of **{kernels} kernels**" in text
+    assert f"from **{programs} programs**" in text and "0 repeated row ids" in text
+    assert f"**{(df.spill_store_bytes > 0).mean():.1%}**" in text
 
 
 def test_an_interrupted_job_resumes_with_no_duplicate_and_no_loss(stubbed, tmp_path):
