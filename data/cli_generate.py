@@ -151,7 +151,12 @@ def _names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
 def _run_job(spec, args: argparse.Namespace) -> int:
     """Run a v1 or v2 job spec on the chosen executor; print what was skipped, done and written."""
     from costfuse.data.job import pending_programs, run_local, run_ray
+    from costfuse.data.store import shard_version, shards
 
+    other = sorted({shard_version(p) for p in shards(args.out)} - {spec.schema_version})
+    if other:   # else the job would add shards that no reader takes with the ones there
+        raise ValueError(f"{args.out} holds schema v{other[0]} shards; this job writes schema v{spec.schema_version}: "
+                         "choose another --out")
     repeats = spec.repeats()
     if repeats:
         print(f"skipping {len(repeats)} programs that repeat an earlier one: "

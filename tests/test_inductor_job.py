@@ -175,3 +175,16 @@ def test_the_command_line_refuses_an_unknown_kind_in_one_line(capsys):
     assert main(["generate-inductor", "--kinds", "softmax,nope", "--out", "unused"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nope" in err[0] and "compose" in err[0]
+
+
+def test_the_command_line_refuses_a_directory_of_another_schema_in_one_line(tmp_path, capsys):
+    from costfuse.data.cli import main
+    from costfuse.data.store import SCHEMA, write_shard
+
+    row = {name: None for name in SCHEMA.names}
+    row.update(kernel_id="k", program_id="act-0", family="act", generator_seed=0, group="g0", group_size=1, root=0,
+               ir="", arch="sm_90", triton_version="3.6.0", compile_s=0.0, status="ok", created_at="", command="")
+    write_shard(tmp_path, "v1", [row], 1)
+    assert main(["generate-inductor", "--programs", "1", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "schema v1 shards" in err[0] and "schema v3" in err[0]
