@@ -99,9 +99,9 @@ class InductorJobSpec:
         first: dict[str, str] = {}
         repeats = {}
         for kind, seed in self._drawn():
-            pid = f"{kind}-{seed}"
-            if first.setdefault(params_json(draw_params(kind, seed)), pid) != pid:
-                repeats[pid] = first[params_json(draw_params(kind, seed))]
+            pid, key = f"{kind}-{seed}", params_json(draw_params(kind, seed))
+            if first.setdefault(key, pid) != pid:
+                repeats[pid] = first[key]
         return repeats
 
     def _drawn(self) -> list[tuple[str, int]]:

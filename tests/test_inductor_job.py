@@ -95,6 +95,8 @@ def test_draws_are_deterministic_per_seed_and_within_the_issue_s_ranges():
             else:
                 assert p["blocks"] == [kind]
     assert len({json.dumps(draw_params("softmax", s)) for s in range(40)}) == 40
+    shipped = InductorJobSpec(programs=800, command="x")   # data/sm90_inductor_v1's draw: one repeat, skipped
+    assert shipped.repeats() == {"gelu_erf-588": "gelu_erf-156"} and len(shipped.program_list()) == 799
     assert input_shapes({"blocks": ["rmsnorm_bwd", "cross_entropy_fwd"], "rows": 8, "n": 64, "dtype": "bf16",
                          "heads": 1}) == [((8, 64), "bf16"), ((64,), "bf16"), ((8, 64), "bf16"), ((8,), "i64")]
 
