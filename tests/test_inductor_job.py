@@ -9,6 +9,7 @@ which compiles one real config.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import hashlib
 import json
@@ -114,6 +115,12 @@ def test_a_program_s_kernels_and_configs_are_deterministic():
     assert all(r["kernel_desc"] and (json.loads(r["kernel_features"])["n_reduce"] >= 1) == (r["heuristic"] != "pointwise")
                for r in rows)
     assert len({(c.source, c.config) for c in first}) == len(first)   # no (kernel, config) twice
+    from costfuse.featurize.inductor_kernel import kernel_from_dict
+
+    for desc in {r["kernel_desc"] for r in rows}:   # the stored description reads back as the kernel it was
+        kernel = kernel_from_dict(json.loads(desc))
+        assert json.dumps(dataclasses.asdict(kernel)) == desc
+        assert kernel.group_columns == json.loads(next(r["kernel_features"] for r in rows if r["kernel_desc"] == desc))
 
 
 def test_the_job_writes_one_row_per_kernel_and_config_with_provenance(stubbed, tmp_path):
@@ -138,6 +145,13 @@ def test_the_job_writes_one_row_per_kernel_and_config_with_provenance(stubbed, t
     assert f"**{len(df)} configs compiled** by ptxas (status ok), of **{kernels} kernels**" in text
     assert f"from **{programs} programs**" in text and "0 repeated row ids" in text
     assert f"**{(df.spill_store_bytes > 0).mean():.1%}**" in text
+    import numpy as np
+
+    from costfuse.train.group_dataset import load_group_table
+
+    table = load_group_table([tmp_path])   # part 6's table: the rows featurized as the handler featurizes kernels
+    assert len(table) == int(df.kernel_desc.notna().sum()) and not np.isnan(table.X.values).any()
+    assert set(table.rows.dataset_version) == {3} and set(table.rows["mode"]) <= {"persistent", "looped", "pointwise"}
 
 
 def test_an_interrupted_job_resumes_with_no_duplicate_and_no_loss(stubbed, tmp_path):
