@@ -1,6 +1,7 @@
 """``costfuse-data``: the dataset job's command line.
 
-Subcommands: ``generate`` (random programs → labelled Parquet), ``generate-groups`` (dataset v2), ``stats``,
+Subcommands: ``generate`` (random programs → labelled Parquet), ``generate-groups`` (dataset v2),
+``generate-inductor`` (Inductor's own kernels, ``data/inductor_job.py``), ``stats``,
 ``profile`` (GPU latency rows), ``merge-latency`` (those rows into the dataset) and ``compile`` (lower +
 compile one module).
 Each lives next to the code it drives; this file only dispatches.  Exit codes
@@ -35,15 +36,17 @@ def _add_merge_latency(sub: argparse._SubParsersAction) -> None:
 
 def parser() -> argparse.ArgumentParser:
     from costfuse.data.cli_compile import add_compile
-    from costfuse.data.cli_generate import add_generate, add_generate_groups, add_stats
+    from costfuse.data.cli_generate import add_generate, add_generate_groups, add_generate_inductor, add_stats
 
     p = ArgumentParser(prog="costfuse-data",
-                       description="The dataset job: generate, stats, profile, merge-latency, compile.",
+                       description="The dataset job: generate, generate-groups, generate-inductor, stats, profile, "
+                                   "merge-latency, compile.",
                        epilog="Exit status: 0 success, 1 bad input or usage, 2 internal error "
                               "(COSTFUSE_DEBUG=1 prints its traceback).")
     sub = p.add_subparsers(dest="command", required=True, help="`costfuse-data COMMAND --help` for its options")
     add_generate(sub)
     add_generate_groups(sub)
+    add_generate_inductor(sub)
     add_stats(sub)
     _add_profile(sub)
     _add_merge_latency(sub)

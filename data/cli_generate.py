@@ -1,4 +1,4 @@
-"""``costfuse-data generate`` and ``costfuse-data stats``: the dataset job's command line."""
+"""``costfuse-data generate``, ``generate-groups``, ``generate-inductor`` and ``stats``: the dataset jobs' command line."""
 
 from __future__ import annotations
 
@@ -55,6 +55,33 @@ def add_generate_groups(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_generate_groups)
 
 
+def add_generate_inductor(sub: argparse._SubParsersAction) -> None:
+    from costfuse.data.inductor_job import DEFAULT_BOUND_REGS, DEFAULT_LOW_REGS, DEFAULT_SAMPLE_CONFIGS
+    from costfuse.data.inductor_programs import INDUCTOR_KINDS
+
+    p = sub.add_parser("generate-inductor",
+                       help="dataset sm90_inductor_v1: Inductor's own kernels of the workload blocks and their "
+                            "compositions, each compiled at its candidate configs and at sampled ones",
+                       description="Resumable: rerun the same command to finish an interrupted job "
+                                   "(data/inductor_job.py; no GPU: docs/inductor.md).")
+    p.add_argument("--kinds", default=",".join(INDUCTOR_KINDS),
+                   help=f"comma-separated subset of {','.join(INDUCTOR_KINDS)}")
+    p.add_argument("--programs", type=int_at_least(1), default=20, help="programs in all, kinds round-robin (default 20)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="first seed; program i gets seed + i, skipped if an earlier program drew the same (default 0)")
+    p.add_argument("--out", required=True, help="dataset directory (Parquet shards, schema v3)")
+    _executor_options(p)
+    p.add_argument("--sample-configs", type=int_at_least(0), default=DEFAULT_SAMPLE_CONFIGS,
+                   help="sampled configs per kernel in its own mode, besides Inductor's candidates; pointwise "
+                        f"kernels get a third (default {DEFAULT_SAMPLE_CONFIGS})")
+    p.add_argument("--low-regs", type=int_at_least(1), default=DEFAULT_LOW_REGS,
+                   help=f"lowest analytical register estimate a sampled config targets (default {DEFAULT_LOW_REGS})")
+    p.add_argument("--bound-regs", type=int_at_least(1), default=DEFAULT_BOUND_REGS,
+                   help=f"sampled configs keep the analytical register estimate <= this (default {DEFAULT_BOUND_REGS})")
+    _compile_options(p)
+    p.set_defaults(func=_generate_inductor)
+
+
 def _executor_options(p: argparse.ArgumentParser) -> None:
     """Where the job runs: the target arch, local workers or Ray (both dataset jobs)."""
     add_arch_option(p)
@@ -99,6 +126,17 @@ def _generate_groups(args: argparse.Namespace) -> int:
     return _run_job(spec, args)
 
 
+def _generate_inductor(args: argparse.Namespace) -> int:
+    from costfuse.data.inductor_job import InductorJobSpec
+    from costfuse.data.inductor_programs import INDUCTOR_KINDS
+
+    kinds = _names(args.kinds, INDUCTOR_KINDS, "Inductor program kinds")
+    spec = InductorJobSpec(kinds=kinds, programs=args.programs, seed=args.seed, arch=args.arch,
+                           sample_configs=args.sample_configs, low_regs=args.low_regs, bound_regs=args.bound_regs,
+                           timeout_s=args.timeout, mem_limit_gb=args.mem_limit_gb)
+    return _run_job(spec, args)
+
+
 def _names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
     """The comma-separated names of ``text``; ``ValueError`` if one is not ``known``, or if there is none
     (an empty list would leave the job no program to draw: it used to fail dividing by zero)."""
@@ -113,7 +151,12 @@ def _names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
 def _run_job(spec, args: argparse.Namespace) -> int:
     """Run a v1 or v2 job spec on the chosen executor; print what was skipped, done and written."""
     from costfuse.data.job import pending_programs, run_local, run_ray
+    from costfuse.data.store import shard_version, shards
 
+    other = sorted({shard_version(p) for p in shards(args.out)} - {spec.schema_version})
+    if other:   # else the job would add shards that no reader takes with the ones there
+        raise ValueError(f"{args.out} holds schema v{other[0]} shards; this job writes schema v{spec.schema_version}: "
+                         "choose another --out")
     repeats = spec.repeats()
     if repeats:
         print(f"skipping {len(repeats)} programs that repeat an earlier one: "

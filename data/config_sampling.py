@@ -68,3 +68,21 @@ def sample_configs(xnumel: int, rnumel: int, live_words: int, k: int, rng: rando
     live = max(live_words, 1)
     pool = [(c, live * c.elems_per_thread()) for c in wide_configs(xnumel, rnumel) if c != exclude]
     return stratified_draws([(c, p) for c, p in pool if p <= bound], k, rng, low, bound)
+
+
+def sample_launches(shape, space: list, taken, k: int, low_regs: float, bound_regs: float, arch: str,
+                    rng: random.Random) -> list:
+    """Up to ``k`` launches of ``space`` (``costfuse.launch.KernelLaunch``) for the row kernel ``shape``, none
+    in ``taken``, drawn by :func:`stratified_draws` on the analytical register estimate
+    (``cost_models/group_time.py``) in [``low_regs``, ``bound_regs``]; launches estimated above
+    ``bound_regs`` are never drawn.  Dataset v2's sampler (``data/group_job.py``), shared with the
+    Inductor job (``data/inductor_job.py``)."""
+    from costfuse.cost_models.group_time import score_configs
+    from costfuse.data.compile import arch_name
+    from costfuse.targets import get_target
+
+    if not space:
+        return []
+    regs = score_configs(shape, space, get_target(arch_name(arch))).regs
+    pool = [(c, r) for c, r in zip(space, regs) if c not in taken and r <= bound_regs]
+    return stratified_draws(pool, k, rng, low_regs, bound_regs)

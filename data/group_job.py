@@ -49,7 +49,6 @@ import sys
 from dataclasses import dataclass, field
 
 from costfuse.data.compile import arch_name
-from costfuse.data.config_sampling import stratified_draws
 from costfuse.data.group_programs import GROUP_KINDS, draw_params, generate_group_program
 from costfuse.data.job import Candidate, _unlabelled
 from costfuse.data.lowering.unsupported import UnsupportedOp
@@ -151,9 +150,8 @@ def _model(name: str):
 
 def group_configs(shape, picks: dict, spec: GroupJobSpec, rng: random.Random) -> list[tuple[object, str]]:
     """``(launch, source)`` per config to compile: heuristic, policies' picks, peers' choices, sampled."""
-    from costfuse.cost_models.group_time import score_configs
+    from costfuse.data.config_sampling import sample_launches
     from costfuse.launch import config_space, heuristic_launch
-    from costfuse.targets import get_target
 
     sources: dict = {}
     sources.setdefault(heuristic_launch(shape), []).append("heuristic")
@@ -163,11 +161,9 @@ def group_configs(shape, picks: dict, spec: GroupJobSpec, rng: random.Random) ->
         est = _model(name).best_config(shape)
         if est is not None and name not in sources.get(est.launch, []):
             sources.setdefault(est.launch, []).append(name)
-    space = config_space(shape)
-    regs = score_configs(shape, space, get_target(arch_name(spec.arch))).regs
-    pool = [(c, r) for c, r in zip(space, regs) if c not in sources and r <= spec.bound_regs]
     wanted = spec.sample_configs // POINTWISE_SAMPLE_SHARE if shape.pointwise else spec.sample_configs
-    for c in stratified_draws(pool, wanted, rng, spec.low_regs, spec.bound_regs):
+    for c in sample_launches(shape, config_space(shape), sources, wanted, spec.low_regs, spec.bound_regs, spec.arch,
+                             rng):
         sources[c] = ["sampled"]
     return [(c, ",".join(dict.fromkeys(s))) for c, s in sources.items()]
 

@@ -163,14 +163,17 @@ def labelled_row(cand: Candidate, res: CompileResult) -> dict:
 def label_programs(programs: list[tuple[str, int]], spec, pool: CompilePool, on_kernel=None) -> list[dict]:
     """Rows for ``programs``: lower all their kernels (``spec.candidates``), compile the lowered ones on ``pool``.
 
-    ``spec`` is a :class:`JobSpec` (v1) or a ``data.group_job.GroupJobSpec`` (v2).
+    ``spec`` is a :class:`JobSpec` (v1), a ``data.group_job.GroupJobSpec`` (v2) or a
+    ``data.inductor_job.InductorJobSpec`` (v3, whose ``finish_row`` completes each labelled row).
     """
     cands = [c for fam, seed in programs for c in spec.candidates(fam, seed)]
     todo = [i for i, c in enumerate(cands) if c.source is not None]
     arch = parse_arch(spec.arch)
     tasks = [CompileTask(cands[i].source, cands[i].config, arch) for i in todo]
     results = dict(zip(todo, pool.run(tasks, on_result=(lambda i, r: on_kernel(r)) if on_kernel else None)))
-    return [labelled_row(c, results[i]) if i in results else c.row for i, c in enumerate(cands)]  # program order
+    finish = getattr(spec, "finish_row", None)   # a spec whose schema derives columns from the labels (v3)
+    return [(finish or (lambda r: r))(labelled_row(c, results[i])) if i in results else c.row
+            for i, c in enumerate(cands)]  # program order
 
 
 def batches(items: list, size: int) -> list[list]:

@@ -4,7 +4,8 @@ One row per compiled kernel (docs/design.md §3).  Two schemas: v1 rows are
 one fused generic at one config (``data/sm90_v1``); v2 rows are one kernel
 group (an outlined kernel function, docs/groups.md) at one launch, with the
 group's id, mode, HBM bytes and op count besides v1's columns
-(``data/sm90_v2``, ``data/group_job.py``).  A directory holds one version.  A shard holds the rows of one or
+(``data/sm90_v2``, ``data/group_job.py``); v3 rows are one kernel Inductor generated, at one config
+(``data/sm90_inductor_v1``, ``data/inductor_job.py``).  A directory holds one version.  A shard holds the rows of one or
 more whole programs, so "is program P done?" is answered by the shards
 alone, and a killed job resumes by skipping the programs it finds.  A shard
 is written to a temporary file in the same directory and renamed into
@@ -63,12 +64,58 @@ SCHEMA = pa.schema([
 # kernel's member label, ``root`` null (a group has no single root in v2).
 SCHEMA_V2 = pa.schema([*SCHEMA, ("group_id", pa.string()), ("mode", pa.string()), ("hbm_bytes", pa.int64()),
                        ("n_ops", pa.int64())])
-SCHEMAS = {1: SCHEMA, 2: SCHEMA_V2}
+# v3: one Triton kernel that Inductor generated (on the faked sm_90, data/inductor_codegen.py) at one config
+# (dataset ``sm90_inductor_v1``, data/inductor_job.py).  ``family`` is the block or ``compose``;
+# ``kernel_id`` is the (kernel source, config, arch, versions) hash, unique per row.
+SCHEMA_V3 = pa.schema([
+    ("kernel_id", pa.string()),
+    ("program_id", pa.string()),         # "<kind>-<seed>"
+    ("family", pa.string()),             # a workload block (data/inductor_programs.py) or "compose"
+    ("generator_seed", pa.int64()),
+    ("program_params", pa.string()),     # JSON: blocks, rows, row length, dtype, input shapes
+    ("kernel_name", pa.string()),        # Inductor's name for the kernel
+    ("source_hash", pa.string()),        # sha256 of the kernel's source as Inductor wrote it
+    ("triton_src", pa.string()),         # that source
+    ("heuristic", pa.string()),          # Inductor's: pointwise | reduction | persistent_reduction | ...
+    ("variant", pa.string()),            # which codegen made it: inductor | persistent | looped (forced)
+    ("xnumel", pa.int64()),
+    ("rnumel", pa.int64()),              # 1 when pointwise
+    ("persistent", pa.bool_()),
+    ("xblock", pa.int64()),
+    ("rblock", pa.int64()),              # the padded row when persistent, 1 when pointwise
+    ("num_warps", pa.int64()),
+    ("num_stages", pa.int64()),
+    ("config_source", pa.string()),      # inductor (its candidates), forced (candidates of a forced variant), sampled
+    ("arch", pa.string()),
+    ("torch_version", pa.string()),
+    ("triton_version", pa.string()),
+    ("ptxas_version", pa.string()),
+    ("regs", pa.int64()),
+    ("spill_store_bytes", pa.int64()),
+    ("spill_load_bytes", pa.int64()),
+    ("stack_bytes", pa.int64()),         # local memory per thread (ptxas "stack frame")
+    ("shared_mem_bytes", pa.int64()),
+    ("dropped_by_inductor", pa.bool_()), # Inductor's spill filter: stack_bytes / 4 > 16
+    ("kernel_desc", pa.string()),        # JSON of featurize/inductor_kernel.py's InductorKernel (null: not covered)
+    ("kernel_features", pa.string()),    # JSON of its config-independent feature columns (schema v2)
+    ("features_error", pa.string()),     # why there is no description (costfuse.inductor.describe.NotCovered)
+    ("compile_s", pa.float64()),
+    ("status", pa.string()),
+    ("error", pa.string()),
+    ("latency_us", pa.float64()),
+    ("gpu_name", pa.string()),
+    ("created_at", pa.string()),
+    ("command", pa.string()),
+])
+SCHEMAS = {1: SCHEMA, 2: SCHEMA_V2, 3: SCHEMA_V3}
 STATUSES = {"ok", "error", "timeout", "unsupported"}
 _NULLABLE = {"triton_src", "kernel_name", "xblock", "rblock", "num_warps", "config_source", "ptxas_version",
              "regs", "spill_store_bytes", "spill_load_bytes", "stack_bytes", "shared_mem_bytes", "error",
              "latency_us", "gpu_name", "program_params"}
 _NULLABLE_V2 = _NULLABLE | {"root", "mode", "hbm_bytes", "n_ops"}
+_NULLABLE_V3 = _NULLABLE | {"source_hash", "heuristic", "variant", "xnumel", "rnumel", "persistent", "num_stages",
+                            "dropped_by_inductor", "kernel_desc", "kernel_features", "features_error"}
+NULLABLE = {1: _NULLABLE, 2: _NULLABLE_V2, 3: _NULLABLE_V3}
 
 
 class SchemaError(ValueError):
@@ -84,7 +131,7 @@ def _schema(version: int) -> pa.Schema:
 def to_table(rows: list[dict], version: int = SCHEMA_VERSION) -> pa.Table:
     """Rows as an Arrow table of schema ``version``; raise :class:`SchemaError` naming the row and column at fault."""
     schema = _schema(version)
-    nullable = _NULLABLE if version == 1 else _NULLABLE_V2
+    nullable = NULLABLE[version]
     names = set(schema.names)
     for i, row in enumerate(rows):
         extra, missing = set(row) - names, names - set(row)

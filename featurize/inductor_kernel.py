@@ -294,3 +294,14 @@ class InductorKernel:
             "in_bytes_per_elem": sum(self._buffer[r].nbytes for r in self.inputs) / elems,
             "out_bytes_per_elem": sum(self._buffer[w].nbytes for w in self.outputs) / elems,
         }
+
+
+def kernel_from_dict(d: dict) -> InductorKernel:
+    """The :class:`InductorKernel` of ``dataclasses.asdict(kernel)`` (as dataset ``sm90_inductor_v1`` stores it in
+    ``kernel_desc``, JSON lists for tuples)."""
+    nodes = tuple(KernelNode(name=n["name"], role=n["role"], ops=tuple((op, int(k)) for op, k in n["ops"]),
+                             reads=tuple(n["reads"]), writes=tuple(n["writes"]), reduction_type=n["reduction_type"],
+                             live_words=int(n["live_words"]), indirect_loads=int(n["indirect_loads"]))
+                  for n in d["nodes"])
+    buffers = tuple(KernelBuffer(b["name"], int(b["numel"]), int(b["bits"])) for b in d["buffers"])
+    return InductorKernel(int(d["rows"]), int(d["n"]), nodes, buffers, tuple(d["outputs"]))

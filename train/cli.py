@@ -144,12 +144,12 @@ def _train(args: argparse.Namespace, command: str) -> int:
 
 
 def _has_v2(directories: list[str]) -> bool:
-    """Whether any of ``directories`` holds dataset v2 shards (a kernel group per row)."""
+    """Whether any of ``directories`` holds dataset v2 or v3 shards (a kernel group, or an Inductor kernel, per row)."""
     from pathlib import Path
 
     from costfuse.data.store import shard_version, shards
 
-    return any(shard_version(p) == 2 for d in directories if Path(d).is_dir() for p in shards(d)[:1])
+    return any(shard_version(p) in (2, 3) for d in directories if Path(d).is_dir() for p in shards(d)[:1])
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ and left out.  Rows keep their family (v1) or group kind (v2) as ``family``,
 so held-out-family scores cover both, and the ``dataset`` column says which
 dataset each row came from (its directory's name) and ``dataset_version``
 its row schema (1 or 2: the goals are read on v2's test rows, whatever the
-directory is called).
+directory is called).  v3 rows (Inductor's own kernels, ``data/inductor_job.py``)
+are featurized from their stored kernel description, as the Inductor handler
+featurizes the kernels it decides; their ``group_id`` is the kernel source's hash.
 
 Splits group rows by program (v2: ``program_id``; v1: ``split_group`` as in
 v1's training), so a group's configs never straddle train and test, and
@@ -109,8 +111,42 @@ def _features_v1(df: pd.DataFrame, arch: str, dropped: dict) -> tuple[np.ndarray
     return X, keep
 
 
+def _features_v3(df: pd.DataFrame, arch: str, dropped: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Features of v3 rows (Inductor's kernels, ``data/inductor_job.py``): one description per kernel
+    (``kernel_desc``), every config of the kernel in one call, as the handler featurizes them."""
+    import json
+
+    from costfuse.featurize.inductor_kernel import kernel_from_dict
+    from costfuse.launch import KernelLaunch
+
+    X = np.full((len(df), len(GROUP_FEATURE_COLUMNS)), np.nan)
+    keep = np.zeros(len(df), bool)
+    for _, idx in df.groupby("source_hash").indices.items():
+        first = df.iloc[idx[0]]
+        if not isinstance(first["kernel_desc"], str):
+            dropped["v3: no kernel description"] = dropped.get("v3: no kernel description", 0) + len(idx)
+            continue
+        kernel = kernel_from_dict(json.loads(first["kernel_desc"]))
+        sub = df.iloc[idx]
+        launches = [KernelLaunch(m, int(x), int(r), int(w))
+                    for m, x, r, w in zip(sub["mode"], sub["xblock"], sub["rblock"], sub["num_warps"])]
+        X[idx] = group_features(kernel, launches, arch, kernel.group_columns)
+        keep[idx] = True
+    return X, keep
+
+
+def _v3_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """v3 rows with the columns the group table reads: ``group_id`` (the kernel's source hash), ``mode``,
+    ``group`` (the kernel's name), ``group_size`` (its scheduler nodes)."""
+    import json
+
+    mode = np.where(df["heuristic"] == "pointwise", "pointwise", np.where(df["persistent"], "persistent", "looped"))
+    sizes = df["kernel_desc"].map(lambda d: len(json.loads(d)["nodes"]) if isinstance(d, str) else 0)
+    return df.assign(group_id=df["source_hash"].str[:16], mode=mode, group=df["kernel_name"], group_size=sizes)
+
+
 def load_group_table(directories: list[str | Path], arch: str | None = "sm_90") -> TrainingTable:
-    """Read and featurize the datasets in ``directories`` (v2 and, optionally, v1) as one table."""
+    """Read and featurize the datasets in ``directories`` (v2, v3 and, optionally, v1) as one table."""
     from costfuse.data.dedupe import join_sharing, program_hashes, split_groups
     from costfuse.data.group_job import group_id
 
@@ -129,7 +165,9 @@ def load_group_table(directories: list[str | Path], arch: str | None = "sm_90") 
         else:
             df["program_hash"] = df["program_id"]
             df["split_group"] = df["program_id"]
-            X, keep = _features_v2(df, arch or "sm_90", dropped)
+            if version == 3:
+                df = _v3_columns(df)
+            X, keep = (_features_v3 if version == 3 else _features_v2)(df, arch or "sm_90", dropped)
         df["dataset"], df["dataset_version"] = directory.name, version
         parts.append((pd.DataFrame(X[keep], columns=list(GROUP_FEATURE_COLUMNS)),
                       df.loc[keep, list(GROUP_META_COLUMNS + LABEL_COLUMNS)].reset_index(drop=True)))

@@ -42,7 +42,7 @@ def _options():
 
 def test_every_cli_and_subcommand_is_walked():
     assert {"costfuse-opt", "costfuse", "costfuse import-torch", "costfuse-train", "costfuse-data",
-            "costfuse-data generate", "costfuse-data stats", "costfuse-data profile",
+            "costfuse-data generate", "costfuse-data generate-inductor", "costfuse-data stats", "costfuse-data profile",
             "costfuse-data compile", "costfuse-data merge-latency"} <= set(_parsers())
 
 

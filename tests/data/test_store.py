@@ -39,7 +39,7 @@ def test_other_schema_version_is_refused(tmp_path):
     path = write_shard(tmp_path, "a", [row()])
     table = pq.read_table(path).replace_schema_metadata({b"costfuse.schema_version": b"0"})
     pq.write_table(table, path)
-    with pytest.raises(SchemaError, match=r"schema version b'0', expected one of \[1, 2\]"):
+    with pytest.raises(SchemaError, match=r"schema version b'0', expected one of \[1, 2, 3\]"):
         read_shard(path)
 
 
@@ -105,7 +105,7 @@ def test_stored_kernels_and_an_unversioned_shard(tmp_path):
     assert stored_kernels(tmp_path) == {"k1", "k2", "k3"} and done_programs(tmp_path) == {"chain-0", "tree-1"}
     path = tmp_path / "plain.parquet"
     pq.write_table(pq.read_table(tmp_path / "a.parquet").replace_schema_metadata(None), path)
-    with pytest.raises(SchemaError, match=rf"^{path}: schema version None, expected one of \[1, 2\]$"):
+    with pytest.raises(SchemaError, match=rf"^{path}: schema version None, expected one of \[1, 2, 3\]$"):
         read_shard(path)
 
 
@@ -143,7 +143,7 @@ def test_the_temporary_shard_is_hidden_beside_the_final_one_and_removed_on_failu
 
 
 def test_an_unknown_schema_version_is_refused_naming_the_known_ones(tmp_path):
-    with pytest.raises(SchemaError, match=r"^schema version 9 unknown; known: \[1, 2\]$"):
+    with pytest.raises(SchemaError, match=r"^schema version 9 unknown; known: \[1, 2, 3\]$"):
         write_shard(tmp_path, "s", [row()], version=9)
 
 
