@@ -157,6 +157,12 @@ class KernelShape:
                            if self.members[o.member].role == FULL), default=0)
         return max(1, last_reduce, stored_full)
 
+    @property
+    def passes_without_online(self) -> int:
+        """Passes a compiler that does not fold a softmax-like sum into its max's pass would make: one more
+        per pass level holding an online sum (XLA's native emitters: docs/peers.md X-g)."""
+        return self.n_passes + len({self.pass_of[s] for s, _, _ in self.online})
+
     def passes_reading(self, inp: KernelInput, mode: str) -> int:
         """How many times ``mode`` reads ``inp`` from HBM."""
         if mode != "looped":

@@ -118,8 +118,9 @@ class Xla(XlaTriton):
 
     def unfit(self, shape) -> str | None:
         """X-g: a native kernel makes one pass over the row."""
-        if shape.n_passes > 1:
-            return (f"xla: the native emitters make one pass over the row; this kernel needs {shape.n_passes} "
+        passes = shape.passes_without_online   # XLA computes no online softmax
+        if passes > 1:
+            return (f"xla: the native emitters make one pass over the row; this kernel needs {passes} "
                     f"(a full-row value computed from a reduction)")
         return None
 
