@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 
 from costfuse.data.compile import arch_name
 from costfuse.data.group_programs import GROUP_KINDS, draw_params, generate_group_program
-from costfuse.data.job import Candidate, _unlabelled
+from costfuse.data.job import Candidate, DrawnPrograms, _unlabelled
 from costfuse.data.lowering.unsupported import UnsupportedOp
 from costfuse.data.store import params_json
 
@@ -66,7 +66,7 @@ POINTWISE_SAMPLE_SHARE = 3     # pointwise groups get 1/3 of the samples: a pilo
 
 
 @dataclass(frozen=True)
-class GroupJobSpec:
+class GroupJobSpec(DrawnPrograms):
     """What to generate; ``costfuse-data generate-groups --help`` documents each field."""
 
     kinds: tuple[str, ...] = GROUP_KINDS
@@ -81,25 +81,10 @@ class GroupJobSpec:
     command: str = field(default_factory=lambda: shlex.join(["costfuse-data", *sys.argv[1:]]))
     schema_version = 2
 
-    def program_list(self) -> list[tuple[str, int]]:
-        """``(kind, seed)`` of every program: kinds round-robin, seeds ``seed, seed+1, ...``, less repeats."""
-        skip = self.repeats()
-        return [(k, s) for k, s in self._drawn() if f"{k}-{s}" not in skip]
-
-    def repeats(self) -> dict[str, str]:
-        """``{program_id: earlier program_id}`` for programs whose draw an earlier one has (same params, same text)."""
-        first: dict[str, str] = {}
-        repeats = {}
-        for kind, seed in self._drawn():
-            params = draw_params(kind, seed)
-            key = kind + params_json({k: v for k, v in params.items() if k != "seed" or "content" not in params})
-            pid = f"{kind}-{seed}"
-            if first.setdefault(key, pid) != pid:
-                repeats[pid] = first[key]
-        return repeats
-
-    def _drawn(self) -> list[tuple[str, int]]:
-        return [(self.kinds[i % len(self.kinds)], self.seed + i) for i in range(self.programs)]
+    def draw_key(self, kind: str, seed: int) -> str:
+        """Same params, same text: a drawn content's seed does not make it another program."""
+        params = draw_params(kind, seed)
+        return kind + params_json({k: v for k, v in params.items() if k != "seed" or "content" not in params})
 
     def candidates(self, kind: str, seed: int) -> list[Candidate]:
         return program_candidates(kind, seed, self)

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 
 from costfuse.data.compile import arch_name, parse_arch, ptxas_version, triton_version
 from costfuse.data.inductor_programs import INDUCTOR_KINDS, draw_params
-from costfuse.data.job import Candidate, _now
+from costfuse.data.job import Candidate, DrawnPrograms, _now
 from costfuse.data.store import params_json
 
 VARIANTS = ("inductor", "max_autotune", "persistent", "looped")
@@ -74,7 +74,7 @@ BLOCK_KEYS = {"XBLOCK", "R0_BLOCK"}   # a kernel tiled by other blocks (YBLOCK, 
 
 
 @dataclass(frozen=True)
-class InductorJobSpec:
+class InductorJobSpec(DrawnPrograms):
     """What to generate; ``costfuse-data generate-inductor --help`` documents each field."""
 
     kinds: tuple[str, ...] = INDUCTOR_KINDS
@@ -89,23 +89,8 @@ class InductorJobSpec:
     command: str = field(default_factory=lambda: shlex.join(["costfuse-data", *sys.argv[1:]]))
     schema_version = 3
 
-    def program_list(self) -> list[tuple[str, int]]:
-        """``(kind, seed)`` of every program: kinds round-robin, seeds ``seed, seed+1, ...``, less repeats."""
-        skip = self.repeats()
-        return [(k, s) for k, s in self._drawn() if f"{k}-{s}" not in skip]
-
-    def repeats(self) -> dict[str, str]:
-        """``{program_id: earlier program_id}`` for programs whose draw an earlier one has."""
-        first: dict[str, str] = {}
-        repeats = {}
-        for kind, seed in self._drawn():
-            pid, key = f"{kind}-{seed}", params_json(draw_params(kind, seed))
-            if first.setdefault(key, pid) != pid:
-                repeats[pid] = first[key]
-        return repeats
-
-    def _drawn(self) -> list[tuple[str, int]]:
-        return [(self.kinds[i % len(self.kinds)], self.seed + i) for i in range(self.programs)]
+    def draw_key(self, kind: str, seed: int) -> str:
+        return params_json(draw_params(kind, seed))
 
     def candidates(self, kind: str, seed: int) -> list[Candidate]:
         return program_candidates(kind, seed, self)

@@ -41,8 +41,35 @@ from costfuse.ir import parse_module
 from costfuse.featurize.liveness import body_of, pressure
 
 
+class DrawnPrograms:
+    """What a dataset job spec draws: ``programs`` programs, kinds round-robin, seeds ``seed, seed+1, ...``,
+    less the ones whose draw an earlier one already has (:meth:`draw_key` says when two draws are one).
+    Shared by the kernel-group and the Inductor jobs; a spec supplies ``kinds``, ``programs``, ``seed``."""
+
+    def draw_key(self, kind: str, seed: int) -> str:
+        raise NotImplementedError
+
+    def program_list(self) -> list[tuple[str, int]]:
+        """``(kind, seed)`` of every program: kinds round-robin, seeds ``seed, seed+1, ...``, less repeats."""
+        skip = self.repeats()
+        return [(k, s) for k, s in self._drawn() if f"{k}-{s}" not in skip]
+
+    def repeats(self) -> dict[str, str]:
+        """``{program_id: earlier program_id}`` for programs whose draw an earlier one has."""
+        first: dict[str, str] = {}
+        repeats = {}
+        for kind, seed in self._drawn():
+            pid, key = f"{kind}-{seed}", self.draw_key(kind, seed)
+            if first.setdefault(key, pid) != pid:
+                repeats[pid] = first[key]
+        return repeats
+
+    def _drawn(self) -> list[tuple[str, int]]:
+        return [(self.kinds[i % len(self.kinds)], self.seed + i) for i in range(self.programs)]
+
+
 @dataclass(frozen=True)
-class JobSpec:
+class JobSpec(DrawnPrograms):
     """What to generate; the CLI's options (see ``costfuse-data generate --help``)."""
 
     families: tuple[str, ...] = FAMILIES
@@ -56,28 +83,14 @@ class JobSpec:
     mem_limit_gb: float = 8.0
     command: str = field(default_factory=lambda: shlex.join(["costfuse-data", *sys.argv[1:]]))
 
-    def program_list(self) -> list[tuple[str, int]]:
-        """``(family, seed)`` of every program: families round-robin, seeds ``seed, seed+1, ...``,
-        less the :meth:`repeats` (so there may be fewer than ``programs``)."""
-        skip = self.repeats()
-        return [(f, s) for f, s in self._drawn() if f"{f}-{s}" not in skip]
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The families, under the name :class:`DrawnPrograms` draws from."""
+        return self.families
 
-    def repeats(self) -> dict[str, str]:
-        """``{program_id: earlier program_id}`` for each drawn program whose content an earlier one has.
-
-        Seeds can draw the same program; the job keeps the lowest program
-        index and skips the others, so no program is stored twice.
-        """
-        first: dict[str, str] = {}
-        repeats = {}
-        for family, seed in self._drawn():
-            prog = generate(family, seed)
-            if first.setdefault(prog.content_hash, prog.program_id) != prog.program_id:
-                repeats[prog.program_id] = first[prog.content_hash]
-        return repeats
-
-    def _drawn(self) -> list[tuple[str, int]]:
-        return [(self.families[i % len(self.families)], self.seed + i) for i in range(self.programs)]
+    def draw_key(self, family: str, seed: int) -> str:
+        """A drawn program's content: seeds can draw the same program, which is stored once."""
+        return generate(family, seed).content_hash
 
     schema_version = 1   # the rows' schema (data/store.py); dataset v2's spec is data/group_job.py
 
