@@ -254,22 +254,27 @@ def outline(fn_op: ir.Operation, kernels: list[Kernel]) -> list[str]:
     return names
 
 
-def scratch_kernel_function(kernel_shape, launch, name: str = "scratch_kernel") -> tuple[ir.Module, ir.Operation]:
-    """A scratch module holding ``kernel_shape`` as an outlined kernel function at ``launch``, and the function.
+def scratch_function(ops: list[ir.Operation], unstored: frozenset, launch,
+                     name: str = "scratch_kernel") -> tuple[ir.Module, ir.Operation]:
+    """A scratch module holding ``ops`` (generics of one block, program order) as an outlined kernel
+    function at ``launch``, and the function; members in ``unstored`` return nothing.
 
-    Built by :func:`_build_kernel` from the members' ops, which stay where they are (the caller's
-    block, mid-formation): the function is the one outlining would write for this group, so what
-    compiles it (the compile oracle, ``--verify-picks``) compiles the kernel the pass would emit,
-    before anything is rewritten.  Members whose results the shape does not store (recomputed
-    copies, values every reader recomputes) return nothing.  The module must outlive the function's use.
+    Built by :func:`_build_kernel` from the ops, which stay where they are (the caller's block,
+    mid-formation): the function is the one outlining would write for this group, so what compiles it
+    (the compile-checked policies, ``--verify-picks``, the exact optimum's pricing) compiles the kernel
+    the pass would emit, before anything is rewritten.  The module must outlive the function's use.
     """
-    ops = [m.op for m in kernel_shape.members]
-    stored = {o.member for o in kernel_shape.outputs}
-    unstored = frozenset(m.op for i, m in enumerate(kernel_shape.members) if i not in stored)
-    kernel = Kernel(tuple(range(len(ops))), kernel_shape,
-                    GroupEstimate(launch, float("nan"), kernel_shape.issued_bytes(launch.mode)))
+    kernel = Kernel(tuple(range(len(ops))), None, GroupEstimate(launch, float("nan"), 0))
     with ops[0].context, ir.Location.unknown():
         module = ir.Module.create()
     fn, _, _ = _build_kernel(name, ops, kernel, ir.InsertionPoint(module.body), unstored)
-    fn.operation.attributes[LAUNCH_ATTR] = launch.to_attr()
     return module, fn.operation
+
+
+def scratch_kernel_function(kernel_shape, launch, name: str = "scratch_kernel") -> tuple[ir.Module, ir.Operation]:
+    """:func:`scratch_function` of ``kernel_shape``'s members (a ``costfuse.kernel.KernelShape``): members
+    whose results the shape does not store (recomputed copies, values every reader recomputes) return
+    nothing."""
+    stored = {o.member for o in kernel_shape.outputs}
+    unstored = frozenset(m.op for i, m in enumerate(kernel_shape.members) if i not in stored)
+    return scratch_function([m.op for m in kernel_shape.members], unstored, launch, name)

@@ -29,7 +29,6 @@ from costfuse.kernel import KernelShape
 from costfuse.launch import LAUNCH_ATTR, KernelLaunch
 from costfuse.outline import scratch_kernel_function
 
-SCRATCH_KERNEL = "oracle_kernel"
 PTXAS = "ptxas labels"   # ConfigLabels.source of PtxasLabeller
 
 
@@ -56,7 +55,7 @@ class PtxasLabeller:
         ok = np.zeros(n, dtype=bool)
         tasks, where = [], []
         with shape.members[0].op.context:
-            _module, fn = scratch_kernel_function(shape, configs[0], SCRATCH_KERNEL)   # the scratch module lives as long as this call
+            _module, fn = scratch_kernel_function(shape, configs[0])   # the scratch module lives as long as this call
             for i, launch in enumerate(configs):
                 fn.attributes[LAUNCH_ATTR] = launch.to_attr()   # the embedded IR names the config it is compiled at
                 try:

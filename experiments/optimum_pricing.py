@@ -48,7 +48,9 @@ from costfuse.targets import Target
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from candidate_groups import Priced  # noqa: E402
-from spill_free import CompileCounts, by_register_estimate, compile_task, scratch_function, spill_free  # noqa: E402
+from spill_free import CompileCounts, by_register_estimate, compile_task, spill_free  # noqa: E402
+
+from costfuse.outline import scratch_function  # noqa: E402
 
 
 @dataclass(frozen=True)

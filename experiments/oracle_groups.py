@@ -68,11 +68,12 @@ from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate
 from costfuse.data.compile import parse_arch
 from costfuse.kernel import KernelShape
 from costfuse.launch import KernelLaunch, config_space
+from costfuse.outline import scratch_kernel_function
 from costfuse.targets import get_target
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from spill_free import CompileCounts, by_register_estimate, compile_task, kernel_function, spill_free  # noqa: E402
+from spill_free import CompileCounts, by_register_estimate, compile_task, spill_free  # noqa: E402
 
 
 @dataclass
@@ -106,7 +107,7 @@ class GreedyCompileChecked(EdgePolicy, GroupPolicy):
     def best_config(self, shape: KernelShape) -> GroupEstimate | None:
         self.counts.decisions += 1
         configs = config_space(shape)
-        _module, fn = kernel_function(shape, configs[0])   # the scratch module lives as long as this call
+        _module, fn = scratch_kernel_function(shape, configs[0])   # the scratch module lives as long as this call
         tried = 0
         for mode in sorted({c.mode for c in configs}, key=lambda m: (shape.issued_bytes(m), m != "persistent")):
             ordered = by_register_estimate(shape, [c for c in configs if c.mode == mode], self._target)

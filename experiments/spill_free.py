@@ -3,7 +3,7 @@
 The two searches over kernel groups that price candidates by compile labels
 share this: the greedy, compile-checked formation (``oracle_groups.py``) and
 the exact optimum (``optimum_groups.py``).  Both build the candidate as the
-kernel function outlining would write (:func:`kernel_function`), lower it at
+kernel function outlining would write (:func:`costfuse.outline.scratch_function`), lower it at
 each config they try (:func:`compile_task`), compile through the caller's
 :class:`costfuse.data.compile.CompilePool` (its on-disk cache keyed by kernel
 id, so a rerun compiles nothing twice), try configs in ascending *analytical*
@@ -24,16 +24,13 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
-from costfuse.policy import GroupEstimate
 from costfuse.data.compile import CompileResult, CompileTask
 from costfuse.data.lowering.unsupported import UnsupportedOp
 from costfuse.data.lowering.kernel import lower_kernel
-from costfuse.groups import Kernel
 from costfuse.kernel import KernelShape
 from costfuse.launch import LAUNCH_ATTR, KernelLaunch
 from costfuse.targets import Target
 
-SCRATCH_KERNEL = "scratch_kernel"
 
 
 @dataclass
@@ -68,32 +65,6 @@ class CompileCounts:
 def spill_free(res: CompileResult) -> bool:
     """ptxas compiled it and stored nothing to local memory."""
     return res.status == "ok" and res.spill_store_bytes == 0
-
-
-def scratch_function(ops: list[ir.Operation], unstored: frozenset, launch: KernelLaunch,
-                     name: str = SCRATCH_KERNEL) -> tuple[ir.Module, ir.Operation]:
-    """A scratch module holding ``ops`` (generics of one block, program order) as an outlined kernel
-    function at ``launch``, and the function; members in ``unstored`` return nothing.
-
-    Built by the outlining's own :func:`costfuse.outline._build_kernel` from the members' ops, which
-    stay where they are: the function is the one outlining would write for this group.  The module
-    must outlive the function's use."""
-    from costfuse.outline import _build_kernel
-
-    kernel = Kernel(tuple(range(len(ops))), None, GroupEstimate(launch, float("nan"), 0))
-    with ops[0].context, ir.Location.unknown():
-        module = ir.Module.create()
-    fn, _, _ = _build_kernel(name, ops, kernel, ir.InsertionPoint(module.body), unstored)
-    return module, fn.operation
-
-
-def kernel_function(shape: KernelShape, launch: KernelLaunch,
-                    name: str = SCRATCH_KERNEL) -> tuple[ir.Module, ir.Operation]:
-    """:func:`scratch_function` of ``shape``'s members: members whose results the shape does not store
-    (recomputed copies, values every reader recomputes) return nothing."""
-    stored = {o.member for o in shape.outputs}
-    unstored = frozenset(m.op for i, m in enumerate(shape.members) if i not in stored)
-    return scratch_function([m.op for m in shape.members], unstored, launch, name)
 
 
 def compile_task(fn: ir.Operation, launch: KernelLaunch, arch: int) -> CompileTask | None:

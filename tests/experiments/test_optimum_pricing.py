@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from costfuse.data.compile import CompileResult
+from helpers.mode_pools import ModePool
 from costfuse.group_pass import prepare_for_forming
 from costfuse.ir import load_module
 from costfuse.launch import heuristic_launch
@@ -21,25 +21,6 @@ from experiments.spill_free import CompileCounts, by_register_estimate
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 TARGET = get_target("sm_90")
-
-
-class FakePool:
-    """Compiles nothing: configs whose mode is in ``spilling`` spill; records the launches it was asked for."""
-
-    jobs = 2
-
-    def __init__(self, spilling=()):
-        self.spilling = set(spilling)
-        self.modes: list[str] = []
-
-    def run(self, tasks):
-        out = []
-        for t in tasks:
-            mode = next(m for m in ("pointwise", "persistent", "looped") if f'mode = "{m}"' in t.source)
-            self.modes.append(mode)
-            out.append(CompileResult("k", "sm_90", "ok", regs=40, spill_store_bytes=8 if mode in self.spilling else 0,
-                                     spill_load_bytes=0, compile_s=0.25))
-        return out
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +59,7 @@ def test_first_spill_free_config_of_the_cheapest_level_in_register_order(softmax
     with g.ops[0].context:
         p = Price.of(_one(cands, WHOLE), TARGET)
         assert not p.settled and p.cost() == p.levels[0].bytes.dram       # a lower bound until compiled
-        counts, pool = CompileCounts(), FakePool()
+        counts, pool = CompileCounts(), ModePool()
         assert price_round([p], pool, 90, TARGET, counts) == ""
         first = by_register_estimate(p.candidate.shape, p.levels[0].configs, TARGET)[0]
     assert p.settled and p.launch == first and p.bytes == p.levels[0].bytes
@@ -90,7 +71,7 @@ def test_a_level_is_given_up_only_when_every_config_spills(softmax_gelu):
     g, cands = softmax_gelu
     with g.ops[0].context:
         p = Price.of(_one(cands, WHOLE), TARGET)
-        counts, pool = CompileCounts(), FakePool(spilling={"persistent"})
+        counts, pool = CompileCounts(), ModePool(spilling={"persistent"})
         assert price_round([p], pool, 90, TARGET, counts) == ""     # one round settles the current level
         assert not p.settled and p.level == 1                      # every persistent config spilled
         assert pool.modes.count("persistent") == len(p.levels[0].configs)
@@ -104,7 +85,7 @@ def test_every_config_spilling_refuses_a_group_and_keeps_a_singleton_at_the_heur
     with g.ops[0].context:
         group = Price.of(_one(cands, WHOLE), TARGET)
         single = Price.of(_one(cands, {6}), TARGET)       # g2, the max reduction, alone
-        counts, pool = CompileCounts(), FakePool(spilling={"persistent", "looped"})
+        counts, pool = CompileCounts(), ModePool(spilling={"persistent", "looped"})
         for _ in range(3):
             price_round([group, single], pool, 90, TARGET, counts)
         assert group.refused and group.cost() is None and "refused" in group.note
@@ -119,8 +100,8 @@ def test_no_kernel_candidates_cost_nothing_and_budgets_stop_pricing(softmax_gelu
         assert none.settled and none.cost() == 0
         p = Price.of(_one(cands, WHOLE), TARGET)
         counts = CompileCounts()
-        assert price_round([p], FakePool(), 90, TARGET, counts, max_compiles=1) == "compile budget (1)"
-        assert price_round([p], FakePool(), 90, TARGET, counts, deadline=0.0) == "time budget"
+        assert price_round([p], ModePool(), 90, TARGET, counts, max_compiles=1) == "compile budget (1)"
+        assert price_round([p], ModePool(), 90, TARGET, counts, deadline=0.0) == "time budget"
         assert counts.compiles == 0 and not p.settled
 
 

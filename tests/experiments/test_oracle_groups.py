@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 
 import experiments.compare_groups as cg
+from helpers.mode_pools import ModePool
 from costfuse.cost_models.group_time import score_configs
-from costfuse.data.compile import CompilePool, CompileResult, ResultCache
+from costfuse.data.compile import CompilePool, ResultCache
 from costfuse.graph import function_blocks, generics_in
 from costfuse.ir import load_module
 from costfuse.kernel import analyze_kernel
 from costfuse.launch import config_space
 from costfuse.targets import get_target
 from experiments.oracle_groups import GreedyCompileChecked
-from experiments.spill_free import kernel_function
+from costfuse.outline import scratch_kernel_function
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
@@ -29,25 +30,6 @@ def softmax():
     m = load_module(EXAMPLES / "softmax_gelu.mlir")
     with m.context:
         yield analyze_kernel(generics_in(function_blocks(m)[0])[:6])
-
-
-class FakePool:
-    """Answers compiles from the kernel's embedded ``costfuse.launch``: configs whose mode is in ``spilling`` spill."""
-
-    jobs = 2
-
-    def __init__(self, spilling=()):
-        self.spilling = set(spilling)
-        self.modes = []
-
-    def run(self, tasks):
-        out = []
-        for t in tasks:
-            mode = next(m for m in ("pointwise", "persistent", "looped") if f'mode = "{m}"' in t.source)
-            self.modes.append(mode)
-            out.append(CompileResult("k", "sm_90", "ok", regs=40, spill_store_bytes=8 if mode in self.spilling else 0,
-                                     spill_load_bytes=0, compile_s=0.5))
-        return out
 
 
 def _by_regs(shape, mode):
@@ -76,7 +58,7 @@ def test_greedy_takes_the_least_hbm_mode_and_its_first_spill_free_config_by_ptxa
 
 
 def test_greedy_moves_on_only_once_every_config_of_a_mode_spills(softmax):
-    pool = FakePool(spilling={"persistent"})
+    pool = ModePool(spilling={"persistent"}, compile_s=0.5)
     est = GreedyCompileChecked(pool=pool).best_config(softmax)
     persistent = _by_regs(softmax, "persistent")
     assert est.launch == _by_regs(softmax, "looped")[0]
@@ -86,7 +68,7 @@ def test_greedy_moves_on_only_once_every_config_of_a_mode_spills(softmax):
 
 
 def test_a_bounded_greedy_search_gives_a_mode_up_after_k_spilling_configs_and_counts_it(softmax):
-    pool = FakePool(spilling={"persistent"})
+    pool = ModePool(spilling={"persistent"}, compile_s=0.5)
     greedy = GreedyCompileChecked(pool=pool, max_per_mode=3)
     est = greedy.best_config(softmax)
     assert est.launch == _by_regs(softmax, "looped")[0]
@@ -95,14 +77,14 @@ def test_a_bounded_greedy_search_gives_a_mode_up_after_k_spilling_configs_and_co
 
 
 def test_greedy_refuses_a_kernel_that_spills_at_every_config(softmax):
-    greedy = GreedyCompileChecked(pool=FakePool(spilling={"persistent", "looped"}))
+    greedy = GreedyCompileChecked(pool=ModePool(spilling={"persistent", "looped"}, compile_s=0.5))
     assert greedy.best_config(softmax) is None
     assert greedy.counts.refused == 1 and greedy.counts.compiles == len(config_space(softmax))
     assert greedy.counts.mean_compile_s == pytest.approx(0.5)
 
 
 def test_the_scratch_kernel_function_returns_what_the_shape_stores(softmax):
-    _module, fn = kernel_function(softmax, config_space(softmax)[0])
+    _module, fn = scratch_kernel_function(softmax, config_space(softmax)[0])
     text = str(fn)
     assert "func.func private @scratch_kernel" in text and "costfuse.kernel" in text
     assert text.count("linalg.generic") == 6 and "-> tensor<64x1024xf32>" in text.splitlines()[0]
