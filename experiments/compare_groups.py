@@ -633,8 +633,13 @@ def optimum_goals(results: dict[str, dict[str, Outcome]], optimum: dict[str, Out
     worst = max(names, key=lambda w: results[w][LEARNED].dram_bytes / max(1, optimum[w].dram_bytes))
     gap = _rel(results[worst][LEARNED].dram_bytes, optimum[worst].dram_bytes)
     bad = over(LEARNED)
+    # Below a spill-free optimum: learned took a config that spills, or the optimum's record prices the
+    # workload otherwise than today's lowering does (a record older than a change to the byte count).
+    below = [f"{w} ({_rel(results[w][LEARNED].dram_bytes, optimum[w].dram_bytes)})" for w in names
+             if results[w][LEARNED].dram_bytes < optimum[w].dram_bytes]
     return [Goal(g_tot, _bytes_vs(lea, opt) + where, total_ok(LEARNED), bool(total_ok("groups always"))),
-            Goal(g_each, f"largest gap {gap} ({worst})" + (f"; over on {', '.join(bad)}" if bad else "") + where,
+            Goal(g_each, f"largest gap {gap} ({worst})" + (f"; over on {', '.join(bad)}" if bad else "")
+                 + (f"; below the optimum on {', '.join(below)}" if below else "") + where,
                  not bad, all("groups always" in results[w] for w in names) and not over("groups always"))]
 
 

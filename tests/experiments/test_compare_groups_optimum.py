@@ -58,6 +58,8 @@ def test_gap_goals_met_not_met_and_not_shown(tmp_path):
     total, each = cg.optimum_goals(_results(learned_w1=101), opt)
     assert (total.met, total.trivial, each.met, each.trivial) == (True, False, True, False)
     assert "on the 1 of 2 workloads the optimum solved" in total.measured
+    total, each = cg.optimum_goals(_results(learned_w1=90), opt)
+    assert each.met and "below the optimum on w1 (-10.0%)" in each.measured
     total, each = cg.optimum_goals(_results(learned_w1=111), opt)
     assert (total.met, each.met) == (False, False) and "over on w1" in each.measured
     total, each = cg.optimum_goals(_results(learned_w1=101, always_w1=101), opt)
