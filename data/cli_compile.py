@@ -48,8 +48,8 @@ ROW_FIELDS = {
     "config": "the launch compiled: {XBLOCK, RBLOCK, num_warps, num_stages}",
     "mode": "pointwise | persistent | looped",
     "issued_bytes": "bytes the kernel's own loads and stores issue (each pass counted), cache hits included",
-    "dram_bytes": "of those, the bytes that reach DRAM by the L2 model (docs/design.md, 'DRAM bytes'): a kernel "
-                  "function's row re-read in a later pass is served by L2 when the resident programs' rows fit, "
+    "dram_bytes": "of those, the bytes that reach DRAM by the L2 model (costfuse/estimates.py, 'Issued and DRAM "
+                  "bytes'): a kernel function's row re-read in a later pass is served by L2 when the resident programs' rows fit, "
                   "a broadcast operand is read once; null for a bare generic (no row kernel to model)",
     "status": "ok | error | timeout | unsupported",
     "error": "why, when status is not ok",
@@ -176,9 +176,10 @@ def _describe(kernel) -> str:
     return f"{shape}->{out} {first.elem} {kind} {kernel.body_ops}ops"
 
 
-def lower_units(module, config=None, kernel: str | None = None, mode: str | None = None):
+def lower_units(module, config=None, kernel: str | None = None, mode: str | None = None, target=None):
     """(report, unit, names): every kernel function when the module has any
-    (``data/lowering/kernel.py``, each at its own ``costfuse.launch``), else every generic (v1).
+    (``data/lowering/kernel.py``, each at its own ``costfuse.launch``; with a ``target``, each row kernel's
+    DRAM bytes by the pass's L2 model), else every generic (v1).
 
     ``kernel`` keeps only that kernel function; ``config`` (with ``mode``, or the mode
     :func:`_launch_for` infers) recompiles it at that launch instead of its own.
@@ -202,19 +203,19 @@ def lower_units(module, config=None, kernel: str | None = None, mode: str | None
                              f"(one of {', '.join(names)})")
         kernel = names[0]
     if kernel is None:
-        return lower_kernels(module), "function", names
+        return lower_kernels(module, target), "function", names
     if kernel not in names:
         raise ValueError(f"--kernel {kernel}: no kernel function of that name (the module has "
                          f"{', '.join(names)})")
     i = names.index(kernel)
     if config is None:
-        whole = lower_kernels(module)
+        whole = lower_kernels(module, target)
         return LoweringReport([k for k in whole.kernels if k[0] == i], [u for u in whole.unsupported if u[0] == i],
                               whole.what), "function", names
     # The user's launch: one that does not fit the kernel is their error (ValueError: exit 1), not a row.
     report = LoweringReport(what="kernel functions")
     try:
-        report.kernels.append((i, lower_kernel(funcs[i], _launch_for(funcs[i], mode, config))))
+        report.kernels.append((i, lower_kernel(funcs[i], _launch_for(funcs[i], mode, config), target)))
     except UnsupportedOp as err:
         report.unsupported.append((i, err))
     return report, "function", names
@@ -228,13 +229,14 @@ def _row(**values) -> dict:
 def run_compile(args) -> int:
     from costfuse.ir import load_module
     from costfuse.data.compile import CompilePool, CompileTask, arch_name, parse_arch
+    from costfuse.targets import get_target
 
     # A bad config, unreadable IR or a config that does not fit raise ValueError/IRError: exit 1 (the arch
     # and the limits were checked when parsed).
     arch = parse_arch(args.arch)
     mode, config = _parse_config(args.config) if args.config else (None, None)
     module = load_module(args.input)
-    report, unit, names = lower_units(module, config, args.kernel, mode)
+    report, unit, names = lower_units(module, config, args.kernel, mode, get_target(arch_name(arch)))
     if args.emit_triton:
         from costfuse.data.triton_files import write_sources
 
@@ -247,11 +249,10 @@ def run_compile(args) -> int:
     if progress:
         print(file=sys.stderr)
     rows = []
-    dram = _dram_bytes(module, arch) if unit == "function" else {}
     for (index, kernel), res in zip(report.kernels, results):
         rows.append(_row(**res.to_dict(), unit=unit, index=index, kernel=kernel.kernel or _describe(kernel),
                          config=kernel.config.to_dict(), mode=kernel.mode, issued_bytes=kernel.hbm_bytes,
-                         dram_bytes=dram.get(index, lambda _k: None)(kernel), cached=res.cached))
+                         dram_bytes=kernel.dram_bytes, cached=res.cached))
     for index, err in report.unsupported:
         rows.append(_row(unit=unit, index=index, kernel=names[index] if names else None, status="unsupported",
                          error=str(err), arch=arch_name(arch), cached=False))
@@ -262,28 +263,6 @@ def run_compile(args) -> int:
     else:
         print_table(rows, arch)
     return EXIT_OK
-
-
-def _dram_bytes(module, arch: int) -> dict:
-    """index -> (lowered kernel -> its DRAM bytes at the launch it was lowered at), for every kernel function
-    that is a row kernel (:meth:`costfuse.kernel.KernelShape.dram_bytes_at` on ``arch``'s target: the same
-    L2 model the pass prices with, so ``--explain`` and this row agree)."""
-    from costfuse.data.compile import arch_name
-    from costfuse.data.lowering.kernel_function import kernel_functions, kernel_members
-    from costfuse.kernel import NotAKernel, analyze_kernel
-    from costfuse.launch import KernelLaunch
-    from costfuse.targets import get_target
-
-    target = get_target(arch_name(arch))
-    out = {}
-    for i, func in enumerate(kernel_functions(module)):
-        try:
-            shape = analyze_kernel(kernel_members(func))
-        except NotAKernel:
-            continue
-        out[i] = lambda k, shape=shape: int(shape.dram_bytes_at(
-            KernelLaunch(k.mode, k.config.XBLOCK, k.config.RBLOCK, k.config.num_warps), target))
-    return out
 
 
 def _progress(total: int):

@@ -68,10 +68,10 @@ def probe_persistent(pool, arch: int, kernels, workload: str, k: int, max_row: i
     """For each looped kernel of ``kernels`` (formed, not yet outlined): its first spill-free persistent config."""
     from costfuse.cost_models.group_time import score_configs
     from costfuse.data.compile import CompileTask
-    from costfuse.data.lower_kernel import lower_kernel
+    from costfuse.data.lowering.kernel import lower_kernel
     from costfuse.launch import LAUNCH_ATTR, config_space
     from costfuse.targets import get_target
-    from oracle_groups import kernel_function
+    from costfuse.outline import scratch_kernel_function
 
     out = []
     for kern in kernels:
@@ -89,7 +89,7 @@ def probe_persistent(pool, arch: int, kernels, workload: str, k: int, max_row: i
         configs = [c for c in config_space(shape) if c.mode == "persistent"]
         regs = score_configs(shape, configs, get_target("sm_90")).regs
         ordered = [c for _, c in sorted(zip(regs.tolist(), configs), key=lambda rc: rc[0])][:k]
-        _module, fn = kernel_function(shape, ordered[0]) if ordered else (None, None)
+        _module, fn = scratch_kernel_function(shape, ordered[0]) if ordered else (None, None)
         for c in ordered:
             fn.attributes[LAUNCH_ATTR] = c.to_attr()
             lowered = lower_kernel(fn, c)
@@ -109,7 +109,8 @@ def study(paths: list[Path], jobs: int, timeout: float, probe: int, probe_max_ro
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
     from costfuse.ir import parse_module
     from costfuse.verify_picks import PickVerifier
-    from costfuse.data.lower_kernel import lower_kernels
+    from costfuse.data.lowering.kernel import lower_kernels
+    from costfuse.targets import get_target
 
     run = Run()
     t0 = time.perf_counter()
@@ -132,13 +133,13 @@ def study(paths: list[Path], jobs: int, timeout: float, probe: int, probe_max_ro
             module = parse_module(text, str(path))
             s0 = time.perf_counter()
             run_group_pipeline(module, GroupFusionPass(learned, verifier=Probe(lambda fn, c: None)))
-            reports["learned"] = (lower_kernels(module), time.perf_counter() - s0)
+            reports["learned"] = (lower_kernels(module, get_target("sm_90")), time.perf_counter() - s0)
 
             verifier = PickVerifier(ptxas_check(pool, "sm_90"))
             module = parse_module(text, str(path))
             s0 = time.perf_counter()
             run_group_pipeline(module, GroupFusionPass(learned, verifier=verifier))
-            reports[VERIFIED] = (lower_kernels(module), time.perf_counter() - s0)
+            reports[VERIFIED] = (lower_kernels(module, get_target("sm_90")), time.perf_counter() - s0)
             run.verify[path.stem] = verifier.counts
 
             results = compile_all(reports, 90, pool)
@@ -180,12 +181,13 @@ def report(run: Run, command: str, cond: str) -> str:
         "",
         "## Totals",
         "",
-        "| policy | kernels | spilling kernels | spill bytes | issued HBM MB | not compiled |",
-        "|---|---|---|---|---|---|",
+        "| policy | kernels | spilling kernels | spill bytes | issued MB | DRAM MB | not compiled |",
+        "|---|---|---|---|---|---|---|",
     ]
     for p in POLICIES:
         o = tot[p]
-        lines.append(f"| {p} | {o.kernels} | {o.spilling} | {o.spill_bytes:,} | {o.hbm_bytes / 1e6:.1f} | "
+        lines.append(f"| {p} | {o.kernels} | {o.spilling} | {o.spill_bytes:,} | {o.issued_bytes / 1e6:.1f} | "
+                     f"{o.dram_bytes / 1e6:.1f} | "
                      f"{len(o.failed)} |")
     share = f"{100 * lea.spill_bytes / alw.spill_bytes:.2f}%" if alw.spill_bytes else "n/a: always spills 0 B"
     goals = [

@@ -447,9 +447,11 @@ def _check_launch(name: str, shape: KernelShape, launch: KernelLaunch) -> None:
                          f"cannot hold a row of {shape.n}")
 
 
-def lower_kernel(func_op, launch: KernelLaunch | None = None) -> LoweredKernel:
+def lower_kernel(func_op, launch: KernelLaunch | None = None, target=None) -> LoweredKernel:
     """Lower the kernel function ``func_op`` to one Triton kernel at ``launch``
     (default: its ``costfuse.launch``, else :func:`costfuse.launch.heuristic_launch`).
+    With a ``target`` (:class:`costfuse.targets.Target`), a row kernel's ``dram_bytes`` is
+    :meth:`costfuse.kernel.KernelShape.dram_bytes_at` that launch on it (the pass's L2 model).
 
     Raises :class:`UnsupportedOp` for what the lowering cannot express (and
     for members that cannot share a kernel), ``ValueError`` for a launch that
@@ -478,17 +480,18 @@ def lower_kernel(func_op, launch: KernelLaunch | None = None) -> LoweredKernel:
                            origin=ORIGIN, outputs_note=OUTPUTS_NOTE)
     n_ops = sum(body_ops(m) for m in members)
     return LoweredKernel(source, config, cg.inputs, cg.outputs, xnumel, rnumel, str(func), n_ops, cg.row,
-                         tuple(dict.fromkeys(cg.notes)), kernel=name, mode=launch.mode, hbm_bytes=cg.hbm_bytes())
+                         tuple(dict.fromkeys(cg.notes)), kernel=name, mode=launch.mode, hbm_bytes=cg.hbm_bytes(),
+                         dram_bytes=None if target is None else int(shape.dram_bytes_at(launch, target)))
 
 
-def lower_kernels(module: ir.Module) -> LoweringReport:
+def lower_kernels(module: ir.Module, target=None) -> LoweringReport:
     """Lower every kernel function of ``module`` (indices in :func:`kernel_functions`
-    order).  Unsupported ones, and ones whose ``costfuse.launch`` does not fit,
-    are collected with the reason rather than raised."""
+    order; ``target``: as :func:`lower_kernel`).  Unsupported ones, and ones whose
+    ``costfuse.launch`` does not fit, are collected with the reason rather than raised."""
     report = LoweringReport(what="kernel functions")
     for i, func in enumerate(kernel_functions(module)):
         try:
-            report.kernels.append((i, lower_kernel(func)))
+            report.kernels.append((i, lower_kernel(func, target=target)))
         except UnsupportedOp as err:
             report.unsupported.append((i, err))
         except ValueError as err:

@@ -43,7 +43,9 @@ class LoweredKernel:
     name: str = KERNEL_NAME
     kernel: str = ""         # the kernel function's name (``data.lowering.kernel``); "" for a bare generic
     mode: str = ""           # pointwise | persistent | looped
-    hbm_bytes: int = 0       # bytes its loads and stores move (docs/groups.md, "HBM bytes")
+    hbm_bytes: int = 0       # issued bytes: what its loads and stores move (docs/groups.md, "HBM bytes")
+    dram_bytes: int | None = None   # of those, what reaches DRAM by the L2 model (KernelShape.dram_bytes_at)
+                                    # when lowered for a target; None for a lone generic (one pass: issued)
 
 
 def kernel_signature(inputs, outputs, has_rblock: bool) -> dict[str, str]:

@@ -100,6 +100,20 @@ def test_hbm_bytes_over_the_config_space(name):
         assert lower_kernel(kernel_function(text), launch).hbm_bytes == shape.issued_bytes(launch.mode), launch
 
 
+def test_dram_bytes_are_the_pass_l2_model_at_the_launch_when_a_target_is_given():
+    """``lower_kernel(..., target=)`` carries the pass's DRAM bytes (KernelShape.dram_bytes_at), which
+    compare_groups reports beside the issued bytes; without a target, none."""
+    text = kc.softmax((6,), 100, "f32")
+    shape, target = shape_of(text), get_target("sm_90")
+    for launch in (KernelLaunch("persistent", 2, 128, 2), KernelLaunch("looped", 2, 32, 2)):
+        kernel = lower_kernel(kernel_function(text), launch, target)
+        assert kernel.dram_bytes == shape.dram_bytes_at(launch, target) <= kernel.hbm_bytes
+        assert lower_kernel(kernel_function(text), launch).dram_bytes is None
+    shape = shape_of(KERNELS["softmax"])
+    (_, k), = lower_kernels(parse_module(KERNELS["softmax"]), target).kernels
+    assert k.dram_bytes == shape.dram_bytes_at(heuristic_launch(shape), target)   # no costfuse.launch: the heuristic
+
+
 def test_the_config_space_test_covers_one_two_and_three_pass_kernels():
     """test_hbm_bytes_over_the_config_space holds online (2-pass, 1-pass) and 3-pass looped kernels."""
     assert {shape_of(KERNELS[name]).n_passes for name in KERNELS if name not in POINTWISE} >= {1, 2, 3}

@@ -35,5 +35,5 @@ def test_the_range_table_has_a_row_per_workload_inductor_ran_on():
                                                     survivor_dram_most=5_000_000, survivor_spills=1)},
                "w2": {"groups xla": cg.Outcome(kernels=1)}}
     lines = cg.inductor_range(results).splitlines()
-    assert lines[2] == "| w1 | 2 | 3.0 | 5.0 | 1 |" and len(lines) == 3
+    assert lines[2] == "| w1 | 2 | 3.0 | 5.0 | 1 |" and lines[3] == "| **all** | 2 | 3.0 | 5.0 | 1 |" and len(lines) == 4
     assert cg.inductor_range({"w2": results["w2"]}) == "`groups inductor` did not run."
