@@ -155,7 +155,8 @@ def test_fewest_kernels_among_equal_bytes():
              Candidate(frozenset({0, 1}), stores=frozenset({1}))]
     problem = Problem(readers, frozenset({0, 1}), cands)
     assert solve(problem, [10, 10, 20]).chosen == [2]
-    assert solve(problem, [10, 10, 21]).chosen == [0, 1]
+    got = solve(problem, [10, 10, 21])
+    assert got.chosen == [0, 1] and got.branched == 0      # a chain: the LP relaxation is 0/1, no branching
 
 
 def test_a_candidate_storing_nothing_owns_a_value_every_reader_recomputes():
@@ -190,7 +191,7 @@ def test_a_fractional_relaxation_is_branched_on_and_still_exact(monkeypatch):
     monkeypatch.setattr(pm, "_branch", lambda *a, **k: branched.append(1) or real(*a, **k))
     problem, costs = _odd_cycle()
     got = solve(problem, costs)
-    assert branched                                       # the LP alone did not settle it
+    assert branched and 1 <= got.branched <= got.solves   # the LP alone did not settle it
     assert (got.cost, len(got.chosen)) == brute_force(problem, costs) == (36, 2)
 
 
