@@ -102,6 +102,7 @@ class FunctionOptimum:
     enumerate_s: float = 0.0
     solve_s: float = 0.0
     milp_solves: int = 0
+    milp_branched: int = 0         # MILPs whose LP relaxation was not 0/1
     rounds: int = 0
     cuts: int = 0
     stopped: list[str] = field(default_factory=list)
@@ -113,7 +114,8 @@ class FunctionOptimum:
     def as_json(self) -> dict:
         return {"name": self.name, "candidates": self.candidates, "owned_groups": self.owned_groups,
                 "enumerate_s": round(self.enumerate_s, 3), "solve_s": round(self.solve_s, 3),
-                "milp_solves": self.milp_solves, "pricing_rounds": self.rounds, "cycle_cuts": self.cuts,
+                "milp_solves": self.milp_solves, "milp_branched": self.milp_branched,
+                "pricing_rounds": self.rounds, "cycle_cuts": self.cuts,
                 "stopped": self.stopped, "schedule": [_kernel_json(p) for p in self.kernels],
                 "recomputed_everywhere": [p.candidate.label for p in self.chosen
                                           if not p.candidate.candidate.is_kernel]}
@@ -150,6 +152,7 @@ def solve_function(name: str, graph: FunctionGraph, pool, arch: int, target, bud
         sol = solve(problem, [p.cost() for p in prices], cuts, deadline)
         out.solve_s += sol.solve_s
         out.milp_solves += sol.solves
+        out.milp_branched += sol.branched
         out.cuts += sol.cuts
         if sol.status != "optimal":
             out.stopped.append(f"@{name}: MILP {sol.status}")
@@ -205,6 +208,7 @@ class ModuleOptimum:
             "compiles": c.compiles, "cached": c.cached, "compile_s": round(c.compile_s, 2), "timeouts": c.timeouts,
             "unlowered": c.unlowered, "solve_s": round(sum(f.solve_s for f in self.functions), 3),
             "milp_solves": sum(f.milp_solves for f in self.functions),
+            "milp_branched": sum(f.milp_branched for f in self.functions),
             "enumerate_s": round(sum(f.enumerate_s for f in self.functions), 3), "wall_s": round(self.wall_s, 2),
             "functions": [f.as_json() for f in self.functions],
         }
@@ -228,7 +232,8 @@ class ModuleOptimum:
             f"# optimum: {found}; {state}",
             f"# {d['candidates']} candidates ({d['owned_groups']} owned groups), {d['compiles']} compiles "
             f"({d['cached']} cached, {d['timeouts']} timeouts), enumerate {d['enumerate_s']:.1f} s, "
-            f"solve {d['solve_s']:.2f} s ({d['milp_solves']} MILPs), wall {d['wall_s']:.1f} s",
+            f"solve {d['solve_s']:.2f} s ({d['milp_solves']} MILPs, {d['milp_branched']} of them past the LP "
+            f"relaxation), wall {d['wall_s']:.1f} s",
         ]
         return "\n".join(lines)
 

@@ -31,6 +31,7 @@ Experiments only: not part of the installed package.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
@@ -42,7 +43,7 @@ import numpy as np
 from costfuse.data.compile import CompileResult
 from costfuse.estimates import l2_holds
 from costfuse.kernel import KernelShape
-from costfuse.launch import KernelLaunch, config_space, heuristic_launch
+from costfuse.launch import KernelLaunch, heuristic_launch
 from costfuse.targets import Target
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -91,28 +92,45 @@ def byte_levels(shape: KernelShape, target: Target) -> list[Level]:
 
     The same bytes as :func:`kernel_bytes` per config (a test holds them equal), computed once per mode
     and, for looped configs, whether L2 holds the re-read rows (:func:`costfuse.estimates.l2_holds`) for
-    all of them at once: the optimum prices every candidate of a function this way, thousands on the
-    larger backward graphs, before compiling anything."""
-    configs = config_space(shape)
-    looped = [i for i, c in enumerate(configs) if c.mode == "looped"]
-    holds = {}
-    if looped:
-        xblock = np.array([configs[i].xblock for i in looped])
-        warps = np.array([configs[i].num_warps for i in looped])
+    all of them at once, and the configs sorted into levels by index arrays shared by every kernel of
+    one config space (:func:`_space_index`): the optimum prices every candidate of a function this way,
+    tens of thousands on the larger backward graphs, before compiling anything."""
+    configs, modes, looped, xblock, warps = _space_index(shape.pointwise, shape.n, shape.n_rows)
+    holds = np.ones(len(configs), dtype=bool)
+    if len(looped):
         h = l2_holds(shape.reread_row_bytes, xblock, -(-shape.n_rows // xblock), warps, target)
-        holds = dict(zip(looped, (bool(x) for x in np.atleast_1d(h))))
-    issued: dict[str, int] = {}
-    dram: dict[tuple[str, bool], int] = {}
-    levels: dict[tuple, Level] = {}
+        holds[looped] = np.atleast_1d(h)
+    levels: dict[tuple, list] = {}
+    for mode, idx in modes.items():
+        issued = shape.issued_bytes(mode)
+        parts = [(idx[holds[idx]], True), (idx[~holds[idx]], False)] if mode == "looped" else [(idx, True)]
+        for part, held in parts:
+            if len(part):
+                b = KernelBytes(issued, shape.dram_bytes(mode, held))
+                levels.setdefault(b.key, [b, []])[1].append(part)
+    out = []
+    for key in sorted(levels):
+        b, parts = levels[key]
+        idx = parts[0] if len(parts) == 1 else np.sort(np.concatenate(parts))
+        out.append(Level(b, [configs[i] for i in idx.tolist()]))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _space_index(pointwise: bool, n: int, n_rows: int):
+    """One config space (:func:`costfuse.launch.config_space`'s, for a kernel of this kind, row length and
+    row count): (its configs, each mode's config indices in order, the looped ones' indices, their
+    ``xblock`` and ``num_warps``)."""
+    from costfuse.launch import _space
+
+    configs = _space(pointwise, n, n_rows)
+    modes: dict[str, list[int]] = {}
     for i, c in enumerate(configs):
-        if c.mode not in issued:
-            issued[c.mode] = shape.issued_bytes(c.mode)
-        key = (c.mode, holds.get(i, True))
-        if key not in dram:
-            dram[key] = shape.dram_bytes(*key)
-        b = KernelBytes(issued[c.mode], dram[key])
-        levels.setdefault(b.key, Level(b, [])).configs.append(c)
-    return [levels[k] for k in sorted(levels)]
+        modes.setdefault(c.mode, []).append(i)
+    looped = np.array(modes.get("looped", []), dtype=np.int64)
+    return (configs, {m: np.array(ix, dtype=np.int64) for m, ix in modes.items()}, looped,
+            np.array([configs[i].xblock for i in looped], dtype=np.int64),
+            np.array([configs[i].num_warps for i in looped], dtype=np.int64))
 
 
 @dataclass

@@ -176,13 +176,14 @@ def _pct(x) -> str:
 
 
 def table(records: list[tuple[str, dict]]) -> list[str]:
-    lines = ["| graph | optimum kernels | optimum DRAM MB | optimum issued MB | candidates | compiles (cached) "
+    lines = ["| graph | optimum kernels | optimum DRAM MB | optimum issued MB | candidates | compiles (cached, timed out) "
              "| solve s | wall s | complete | learned kernels | learned DRAM MB | learned issued MB | gap (DRAM) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, r in records:
         o, learned = r["optimum"], r["learned"]
         comp = "yes" if o["complete"] else "**no**"
-        compiles = "-" if o.get("compiles") is None else f"{o['compiles']} ({o.get('cached', 0)})"
+        compiles = ("-" if o.get("compiles") is None
+                    else f"{o['compiles']} ({o.get('cached', 0)}, {o.get('timeouts', 0)})")
         # an incomplete search has no optimum: its last answer is listed below the table, not here
         kernels, dram, issued = ((o["kernels"], _mb(o["dram_bytes"]), _mb(o["issued_bytes"])) if o["complete"]
                                  else (None, "-", "-"))
@@ -206,6 +207,11 @@ def totals(records: list[tuple[str, dict]]) -> dict:
             t[f"{side}_{key}"] = s(done, side, key)
     t["candidates"] = sum(r["optimum"]["candidates"] or 0 for _, r in records)
     t["compiles"] = sum(r["optimum"]["compiles"] or 0 for _, r in records)
+    t["timeouts"] = sum(r["optimum"].get("timeouts") or 0 for _, r in records)
+    counted = [r["optimum"] for _, r in records if r["optimum"].get("milp_branched") is not None]
+    t["milp_solves"] = sum(o["milp_solves"] for o in counted)      # on graphs that count the branched ones
+    t["milp_branched"] = sum(o["milp_branched"] for o in counted)
+    t["milp_counted"] = len(counted)
     t["solve_s"] = round(sum(r["optimum"]["solve_s"] or 0 for _, r in records), 2)
     t["wall_s"] = round(sum(r["wall_s"] or 0 for _, r in records), 1)
     t["gap"] = t["learned_dram_bytes"] / t["optimum_dram_bytes"] - 1 if t["optimum_dram_bytes"] else None
@@ -215,6 +221,7 @@ def totals(records: list[tuple[str, dict]]) -> dict:
 def report(workloads: list[tuple[str, dict]], extra: list[tuple[str, dict]], args, command: str,
            header: str) -> str:
     t = totals(workloads)
+    counted = "" if t["milp_counted"] == t["graphs"] else f", on the {t['milp_counted']} graphs that count them"
     lines = [
         "# The exact optimum of kernel groups beside `learned` (issue #26, part 1)", "",
         f"Command (from the repository root): `{command}`", "",
@@ -236,7 +243,10 @@ def report(workloads: list[tuple[str, dict]], extra: list[tuple[str, dict]], arg
         f"kernels, {_mb(t['optimum_dram_bytes'])} MB DRAM, {_mb(t['optimum_issued_bytes'])} MB issued; learned "
         f"{t['learned_kernels']} kernels, {_mb(t['learned_dram_bytes'])} MB DRAM, {_mb(t['learned_issued_bytes'])} "
         f"MB issued; gap {_pct(t['gap'])}. All {t['graphs']} workloads: {t['candidates']:,} candidates, "
-        f"{t['compiles']:,} compiles, {t['solve_s']} s in HiGHS, {t['wall_s']} s wall.", "",
+        f"{t['compiles']:,} compiles ({t['timeouts']:,} of them timed out, each counted as spilling), "
+        f"{t['solve_s']} s in HiGHS ({t['milp_solves']:,} MILPs, {t['milp_branched']:,} of them past the LP "
+        f"relaxation{counted}), "
+        f"{t['wall_s']} s wall.", "",
     ]
     stopped = [(n, r) for n, r in workloads + extra if not r["optimum"]["complete"]]
     if stopped:

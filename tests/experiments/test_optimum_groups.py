@@ -144,4 +144,4 @@ def test_the_report_gives_each_goal_a_figure_and_names_what_differs(tmp_path):
     assert "far: gap +50.00%: learned forms g1 (75.0 MB), g2 (75.0 MB) where the optimum forms g1+g2 (100.0 MB)" in text
     assert ("- cut: @main: time budget. Last MILP answer (no optimum): 1 kernels, 100.0 MB DRAM; "
             "learned 100.0 MB") in text
-    assert "| cut | - | - | - | 3 | 2 (0) | 0.01 | 1.0 | **no** | 2 | 100.0 | 100.0 | - |" in text
+    assert "| cut | - | - | - | 3 | 2 (0, 0) | 0.01 | 1.0 | **no** | 2 | 100.0 | 100.0 | - |" in text

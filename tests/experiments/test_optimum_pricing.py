@@ -106,7 +106,8 @@ def test_no_kernel_candidates_cost_nothing_and_budgets_stop_pricing(softmax_gelu
 
 
 def test_byte_levels_are_kernel_bytes_per_config():
-    """byte_levels computes bytes once per mode and L2 residency for all looped configs at once: the same
+    """byte_levels computes bytes once per mode and L2 residency for all looped configs at once, and sorts
+    configs into levels by index arrays shared per config space: the same
     bytes as kernel_bytes (KernelShape.issued_bytes, dram_bytes_at) config by config, on a graph whose long
     rows (32k bf16) L2 holds between passes at some looped configs and not at others."""
     from costfuse.launch import config_space
@@ -120,8 +121,13 @@ def test_byte_levels_are_kernel_bytes_per_config():
         for p in enumerate_candidates(g).priced:
             if p.shape is None:
                 continue
-            got = {c: lv.bytes for lv in byte_levels(p.shape, TARGET) for c in lv.configs}
+            levels = byte_levels(p.shape, TARGET)
+            got = {c: lv.bytes for lv in levels for c in lv.configs}
             want = {c: kernel_bytes(p.shape, c, TARGET) for c in config_space(p.shape)}
             assert got == want
+            order = {c: i for i, c in enumerate(config_space(p.shape))}    # each level in config-space order
+            assert all([order[c] for c in lv.configs] == sorted(order[c] for c in lv.configs) for lv in levels)
+            keys = [lv.bytes.key for lv in levels]
+            assert keys == sorted(set(keys))                                # one level per bytes, cheapest first
             seen |= {(c.mode, b.dram == p.shape.dram_bytes("persistent")) for c, b in want.items()}
     assert ("looped", True) in seen and ("looped", False) in seen

@@ -155,7 +155,8 @@ def test_fewest_kernels_among_equal_bytes():
              Candidate(frozenset({0, 1}), stores=frozenset({1}))]
     problem = Problem(readers, frozenset({0, 1}), cands)
     assert solve(problem, [10, 10, 20]).chosen == [2]
-    assert solve(problem, [10, 10, 21]).chosen == [0, 1]
+    got = solve(problem, [10, 10, 21])
+    assert got.chosen == [0, 1] and got.branched == 0      # a chain: the LP relaxation is 0/1, no branching
 
 
 def test_a_candidate_storing_nothing_owns_a_value_every_reader_recomputes():
@@ -171,3 +172,61 @@ def test_a_candidate_storing_nothing_owns_a_value_every_reader_recomputes():
     assert sorted(got.chosen) == [1, 2, 3, 6] and got.cost == 29
     assert problem.reads(1) == frozenset() and problem.reads(2) == frozenset({0})   # the copies read x
     assert sorted(solve(problem, [10, 0, 20, 20, 11, 11, 5]).chosen) == [0, 4, 5, 6]
+
+
+def _odd_cycle() -> tuple[Problem, list[int]]:
+    """Generics 0, 1, 2 (a triangle of reads, all returned by op 3) and the three pairs: the LP takes each
+    pair at one half (1.5 pairs' bytes), but a choice is one pair and one singleton."""
+    readers = {0: frozenset({1, 2, 3}), 1: frozenset({2, 3}), 2: frozenset({3}), 3: frozenset()}
+    single = [Candidate(frozenset({g}), stores=frozenset({g})) for g in range(3)]
+    pairs = [Candidate(frozenset(p), stores=frozenset(p)) for p in ((0, 1), (1, 2), (0, 2))]
+    return Problem(readers, frozenset({0, 1, 2}), single + pairs), [16, 16, 16, 20, 20, 20]
+
+
+def test_a_fractional_relaxation_is_branched_on_and_still_exact(monkeypatch):
+    import experiments.partition_milp as pm
+
+    branched = []
+    real = pm._branch
+    monkeypatch.setattr(pm, "_branch", lambda *a, **k: branched.append(1) or real(*a, **k))
+    problem, costs = _odd_cycle()
+    got = solve(problem, costs)
+    assert branched and 1 <= got.branched <= got.solves   # the LP alone did not settle it
+    assert (got.cost, len(got.chosen)) == brute_force(problem, costs) == (36, 2)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_reduced_cost_fixing_from_a_restricted_milp_keeps_the_optimum(monkeypatch, seed):
+    """The first MILP sees one column beside those of reduced cost 0, so whenever the relaxation is fractional
+    its answer is an upper bound, the columns fixed by it are dropped, and the rest solved again."""
+    import experiments.partition_milp as pm
+
+    monkeypatch.setattr(pm, "_FIRST_COLUMNS", 1)
+    problem, costs = _random_problem(random.Random(1000 + seed))
+    want = brute_force(problem, costs)
+    got = solve(problem, costs)
+    assert (got.cost, len(got.chosen)) == want if want else got.status == "infeasible"
+    if want:
+        assert _valid(problem, got.chosen)
+
+
+def test_a_candidate_whose_reduced_cost_exceeds_the_gap_is_left_out_of_every_milp(monkeypatch):
+    """On the odd cycle with a dear kernel of all three generics beside it: the relaxation's reduced cost of
+    that kernel exceeds any incumbent's gap, so no MILP sees it, and the answer is still the optimum."""
+    import experiments.partition_milp as pm
+
+    seen = []
+    real = pm._branch
+
+    def spy(c, a, lo, hi, lower, upper, integrality, limit):
+        seen.append(upper[6] > 0)
+        return real(c, a, lo, hi, lower, upper, integrality, limit)
+
+    monkeypatch.setattr(pm, "_branch", spy)
+    monkeypatch.setattr(pm, "_FIRST_COLUMNS", 1)
+    problem, costs = _odd_cycle()
+    problem.candidates.append(Candidate(frozenset({0, 1, 2}), stores=frozenset({0, 1, 2})))
+    costs.append(400)
+    got = solve(problem, costs)
+    assert (got.cost, len(got.chosen)) == brute_force(problem, costs) == (36, 2)
+    assert seen and not any(seen)
