@@ -173,23 +173,26 @@ def inductor_code(fn, inputs, choices=None, options: dict | None = None) -> str:
 def kernels_of(code: str, directory: str | None = None) -> list[InductorKernelSource]:
     """Every Triton kernel of Inductor's output module ``code``, with the configs Inductor's runtime builds
     for it (loaded on the faked sm_90, in files under ``directory``)."""
+    directory = directory or tempfile.mkdtemp(prefix="costfuse_inductor_")
+    return [kernel_source(name, src, directory) for name, src in KERNEL_RE.findall(code)]
+
+
+def kernel_source(name: str, src: str, directory: str | None = None) -> InductorKernelSource:
+    """Kernel ``name`` of Inductor's source ``src`` (one kernel, with its runtime decorator, as
+    :func:`kernels_of` finds it and dataset v3 stores it in ``triton_src``), loaded on the faked sm_90
+    (in a file under ``directory``) for its Triton signature, constants and candidate configs."""
     from costfuse.data.inductor_device import fake_sm90
     from costfuse.data.kernel_files import load_kernel_module, write_kernel
 
-    out = []
     directory = directory or tempfile.mkdtemp(prefix="costfuse_inductor_")
     with fake_sm90():
-        for name, src in KERNEL_RE.findall(code):
-            module = load_kernel_module(write_kernel(src, directory))
-            tuner = getattr(module, name)
-            meta = tuner.triton_meta
-            heuristic = HEURISTIC_RE.search(src).group(1)
-            out.append(InductorKernelSource(
-                name=name, source=src, heuristic=heuristic, xnumel=_numel(src, "xnumel"),
-                rnumel=_numel(src, "r0_numel") or 1, signature=dict(meta["signature"]),
-                constants=dict(meta.get("constants", {})), attrs=dict(meta["configs"][0]),
-                candidates=[Candidate.of(c) for c in tuner.configs]))
-    return out
+        tuner = getattr(load_kernel_module(write_kernel(src, directory)), name)
+        meta = tuner.triton_meta
+        return InductorKernelSource(
+            name=name, source=src, heuristic=HEURISTIC_RE.search(src).group(1), xnumel=_numel(src, "xnumel"),
+            rnumel=_numel(src, "r0_numel") or 1, signature=dict(meta["signature"]),
+            constants=dict(meta.get("constants", {})), attrs=dict(meta["configs"][0]),
+            candidates=[Candidate.of(c) for c in tuner.configs])
 
 
 def _numel(src: str, name: str) -> int | None:

@@ -115,6 +115,34 @@ def _verdict(x: float, goal: float) -> str:
     return f"{x:.3f} ({'met' if x >= goal else 'NOT met'})"
 
 
+def cut_tables(cuts: tuple, unit: str) -> list[str]:
+    """The goal line, one row of recall and precision per ``(name, Scored)`` cut, and the spilling decision
+    configs each cut called spill-free (``unit``: what a false negative's first column names)."""
+    lines = [
+        "Goals: recall >= 0.95 and precision >= 0.8 on spilling decision configs.",
+        "",
+        "| spill cut | P(spill) | decision configs (ok) | spilling (ptxas) | recall | precision | TP | FP | FN "
+        "| picks that spill |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, s in cuts:
+        lines.append(f"| {name} | {s.p_cut:.3f} | {s.n_configs} ({len(s.truth)}) | {int(s.truth.sum())} | "
+                     f"{_verdict(s.recall(), 0.95)} | {_verdict(s.precision(), 0.8)} | "
+                     + " | ".join(map(str, s.counts())) + f" | {s.spilling_picks()} of {int(s.picks.sum())} |")
+    lines += [
+        "",
+        "Spilling decision configs the heads called spill-free (false negatives), at each cut:",
+        "",
+        f"| spill cut | {unit} | launch (mode, xblock, rblock, warps) | spill bytes (ptxas) | registers |",
+        "|---|---|---|---|---|",
+    ]
+    for name, s in cuts:
+        for what, launch, spill, regs in sorted(s.missed, key=lambda m: m[2]):
+            lines.append(f"| {name} | `{what}` | {launch.mode}, {launch.xblock}, {launch.rblock}, {launch.num_warps} "
+                         f"| {spill} | {regs} |")
+    return lines
+
+
 def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
     """Decide every group with the policy at spill cut ``cut`` (f1 or recall), compile its decision configs,
     score them."""
@@ -175,27 +203,8 @@ def run(v2: Path, v1: Path, top: int, jobs: int, command: str) -> str:
         f"- decision time (default cut): {policy.decide_s * 1e3 / max(1, len(gids)):.2f} ms per group (features, "
         "heads, range check, plus this script's rescoring)",
         "",
-        "Goals: recall >= 0.95 and precision >= 0.8 on spilling decision configs.",
-        "",
-        "| spill cut | P(spill) | decision configs (ok) | spilling (ptxas) | recall | precision | TP | FP | FN "
-        "| picks that spill |",
-        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, s in (("f1 (default)", policy), ("recall", recall_cut)):
-        lines.append(f"| {name} | {s.p_cut:.3f} | {s.n_configs} ({len(s.truth)}) | {int(s.truth.sum())} | "
-                     f"{_verdict(s.recall(), 0.95)} | {_verdict(s.precision(), 0.8)} | "
-                     + " | ".join(map(str, s.counts())) + f" | {s.spilling_picks()} of {int(s.picks.sum())} |")
-    lines += [
-        "",
-        "Spilling decision configs the heads called spill-free (false negatives), at each cut:",
-        "",
-        "| spill cut | program | launch (mode, xblock, rblock, warps) | spill bytes (ptxas) | registers |",
-        "|---|---|---|---|---|",
-    ]
-    for name, s in (("f1 (default)", policy), ("recall", recall_cut)):
-        for program, launch, spill, regs in sorted(s.missed, key=lambda m: m[2]):
-            lines.append(f"| {name} | `{program}` | {launch.mode}, {launch.xblock}, {launch.rblock}, {launch.num_warps} "
-                         f"| {spill} | {regs} |")
+    lines += cut_tables((("f1 (default)", policy), ("recall", recall_cut)), "program")
     lines += [
         "",
         "Peers' picks on the same groups (dataset rows whose `config_source` names the policy):",

@@ -1,11 +1,13 @@
-"""The shipped group heads on dataset ``sm90_inductor_v1``: spill AUC, recall and precision on Inductor's own kernels.
+"""The pass's group heads on dataset ``sm90_inductor_v1``: spill AUC, recall and precision on Inductor's own kernels.
 
     python experiments/inductor_dataset_heads.py [DATA_DIR]      # default data/sm90_inductor_v1
 
-The heads the Inductor handler ships (``costfuse/models/groups``, trained on
-CostFuse's own lowering, datasets v1 and v2) have never seen an Inductor
-kernel: this is the figure heads trained on Inductor's kernels (issue #25
-part 6) have to beat.  Every compiled row with a kernel description is
+The pass's group heads (``costfuse/models/groups``, trained on CostFuse's own
+lowering, datasets v1 and v2), which the handler used before it had heads of
+its own, have never seen an Inductor kernel: this is the figure the handler's
+heads (``costfuse/models/inductor``, issue #25 part 6; scored on held-out
+programs by ``costfuse-train`` and ``experiments/inductor_decisions.py``) have
+to beat.  Every compiled row with a kernel description is
 featurized as the handler featurizes kernels
 (:meth:`costfuse.inductor.decide.Decider.predict`); the verdict is the
 handler's (its spill cut).  Nothing is trained or held out here: every row is
@@ -42,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     directory = Path((argv or sys.argv[1:] or [REPO / "data" / "sm90_inductor_v1"])[0])
     df = read_dataset(directory, 3)
     df = df[(df.status == "ok") & df.kernel_desc.notna()].reset_index(drop=True)
-    decider = Decider("", "sm_90", HANDLER_SPILL_CUT)
+    from costfuse.cost_models.learned_groups import SHIPPED_GROUP_MODEL_DIR
+
+    decider = Decider(str(SHIPPED_GROUP_MODEL_DIR), "sm_90", HANDLER_SPILL_CUT)
     p = np.full(len(df), np.nan)
     verdict = np.zeros(len(df), bool)
     for _, idx in df.groupby("source_hash").indices.items():
@@ -58,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     for family, idx in sorted(df.groupby("family").indices.items()):
         rows[family] = scores(y[idx], p[idx], verdict[idx])
     print(f"{directory}: {len(df)} compiled rows with a kernel description, {df.source_hash.nunique()} kernels; "
-          f"shipped group heads, spill cut {HANDLER_SPILL_CUT!r}")
+          f"the pass's group heads (costfuse/models/groups), spill cut {HANDLER_SPILL_CUT!r}")
     from costfuse.data.card import _table
 
     print(_table(pd.DataFrame(rows).T))

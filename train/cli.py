@@ -113,14 +113,19 @@ def _train(args: argparse.Namespace, command: str) -> int:
     if groups:
         from costfuse.cost_models.bundle import GROUP_FEATURE_SCHEMA_VERSION, registered_name
         from costfuse.train.group_baselines import group_baselines
-        from costfuse.train.group_report import render_v2, v2_metrics
+        from costfuse.train.group_report import dataset_metrics, render_datasets, versions
 
         result = pipeline.run(table, args.target, params, args.test_size, holdout=not args.no_holdout, log=log,
                               baseline_factory=group_baselines)
-        result.goal_specs, result.extra = pipeline.GROUP_GOALS, v2_metrics(result)
-        for r in result.heads.values():   # registered apart from v1's heads: costfuse-group-spill, ...
-            r.spec = dataclasses.replace(r.spec, registered_name=registered_name(r.spec, GROUP_FEATURE_SCHEMA_VERSION))
-        text = report.render(result) + "\n" + render_v2(result)
+        result.goal_specs = tuple(g for v in versions(result) for g in pipeline.DATASET_GOALS[v])
+        result.extra = dataset_metrics(result)
+        # Registered apart from v1's heads (costfuse-group-spill, ...), and heads that learned Inductor's
+        # kernels apart from both (costfuse-inductor-spill, ...).
+        inductor = 3 in versions(result)
+        for r in result.heads.values():
+            r.spec = dataclasses.replace(r.spec, registered_name=registered_name(
+                r.spec, GROUP_FEATURE_SCHEMA_VERSION, inductor))
+        text = report.render(result) + "\n" + render_datasets(result)
     else:
         result = pipeline.run(table, args.target, params, args.test_size, holdout=not args.no_holdout, log=log)
         text = report.render(result)

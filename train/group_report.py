@@ -1,8 +1,12 @@
-"""The group heads' scores on dataset v2 alone, next to their baselines (issue #13's goals).
+"""The group heads' scores on each dataset they were trained on, next to their baselines.
 
-The group table mixes v2 rows with v1's row kernels (``train/group_dataset.py``);
-the goals are read on v2's test programs and held-out v2 kinds, so this adds
-``v2.<model>.<metric>`` figures to the run's summary and a section to its report.
+The group table mixes rows of several schemas (``train/group_dataset.py``):
+v2 (CostFuse's kernel groups), v3 (Inductor's own kernels) and v1's row
+kernels.  A goal is read on the rows of the dataset it is about: issue #13's
+on v2's test programs and held-out v2 kinds, issue #25's (the Inductor
+handler's heads) on v3's.  So this adds ``v<N>.<model>.<metric>`` figures to
+the run's summary for every schema present (v2 and v3) and a section each to
+its report.
 """
 
 from __future__ import annotations
@@ -14,54 +18,94 @@ import numpy as np
 from costfuse.train.metrics import classification
 from costfuse.train.pipeline import TrainResult, score_head
 
+SECTIONS = {2: "dataset v2 (kernel groups)", 3: "dataset v3 (Inductor's kernels)"}
+"""The schemas that get a section of their own, and its title."""
 
-def is_v2(result: TrainResult) -> np.ndarray:
-    """Rows of a schema-v2 dataset (by their ``dataset_version``, not the directory's name)."""
+
+def of_version(result: TrainResult, version: int) -> np.ndarray:
+    """Rows of a dataset of schema ``version`` (by their ``dataset_version``, not the directory's name);
+    a table without the column is v2's (older callers)."""
     rows = result.table.rows
-    return (rows["dataset_version"] == 2).to_numpy() if "dataset_version" in rows else np.ones(len(rows), bool)
+    if "dataset_version" not in rows:
+        return np.full(len(rows), version == 2)
+    return (rows["dataset_version"] == version).to_numpy()
 
 
-def v2_kinds(result: TrainResult) -> set[str]:
-    return set(result.table.rows.loc[is_v2(result), "family"])
+def versions(result: TrainResult) -> list[int]:
+    """The schemas with a section of their own that have rows in ``result``'s table."""
+    return [v for v in SECTIONS if of_version(result, v).any()]
 
 
-def v2_metrics(result: TrainResult) -> dict[str, float]:
-    """``v2.<head>.<metric>``, ``v2.<head>.holdout_min_auc`` and the same for each baseline."""
-    t, mask = result.table, result.split.test & is_v2(result)
-    kinds = v2_kinds(result)
+def kinds_of(result: TrainResult, version: int) -> set[str]:
+    return set(result.table.rows.loc[of_version(result, version), "family"])
+
+
+def version_metrics(result: TrainResult, version: int) -> dict[str, float]:
+    """``v<N>.<head>.<metric>``, ``v<N>.<head>.holdout_min_auc`` and the same for each baseline, on the rows
+    of schema ``version``: its test programs, and the held-out kinds it has rows of."""
+    t, mask = result.table, result.split.test & of_version(result, version)
+    kinds, key = kinds_of(result, version), f"v{version}"
     out: dict[str, float] = {}
-    tested = mask.any()   # False when every v2 program landed in train: no test figures (the report shows nan)
+    tested = mask.any()   # False when every program of it landed in train: no test figures (the report shows nan)
     for name, res in result.heads.items():
         for k, v in (score_head(res.spec, res.head, t, mask).metrics if tested else {}).items():
-            out[f"v2.{name}.{k}"] = v
-        aucs = [m["auc"] for f, m in res.holdout.items() if f in kinds and not math.isnan(m.get("auc", math.nan))]
-        if aucs:
-            out[f"v2.{name}.holdout_min_auc"] = min(aucs)
+            out[f"{key}.{name}.{k}"] = v
+        _holdout_min(out, f"{key}.{name}", res.holdout, kinds, version)
     for b in result.baselines:
         if b.model is not None and tested:
             y, s = t.spills[mask], b.model.score(t.X[mask])
             for k, v in classification(y, s, b.model.threshold).items():
-                out[f"v2.baseline_{b.name}.{k}"] = v
-        aucs = [m["auc"] for f, m in b.holdout.items() if f in kinds and not math.isnan(m.get("auc", math.nan))]
-        if aucs:
-            out[f"v2.baseline_{b.name}.holdout_min_auc"] = min(aucs)
+                out[f"{key}.baseline_{b.name}.{k}"] = v
+        _holdout_min(out, f"{key}.baseline_{b.name}", b.holdout, kinds, version)
     return out
 
 
-def render_v2(result: TrainResult) -> str:
-    """The v2-only section: spill classifiers and regressors on v2's test programs."""
-    s = result.summary()
-    t, mask = result.table, result.split.test & is_v2(result)
+def holdout_auc(m: dict, version: int) -> float:
+    """A held-out kind's AUC on the rows of dataset schema ``version`` (``auc_v<N>``: the kind's rows of the
+    other datasets left out), or on all its rows when the table had one schema."""
+    return m.get(f"auc_v{version}", m.get("auc", math.nan))
+
+
+def _holdout_min(out: dict, prefix: str, holdout: dict, kinds: set[str], version: int) -> None:
+    aucs = [a for f, m in holdout.items() if f in kinds and not math.isnan(a := holdout_auc(m, version))]
+    if aucs:
+        out[f"{prefix}.holdout_min_auc"] = min(aucs)
+
+
+def dataset_metrics(result: TrainResult) -> dict[str, float]:
+    """:func:`version_metrics` of every schema present."""
+    out: dict[str, float] = {}
+    for version in versions(result):
+        out.update(version_metrics(result, version))
+    return out
+
+
+def render_version(result: TrainResult, version: int) -> str:
+    """One schema's section: spill classifiers and regressors on its test programs."""
+    s, key = result.summary(), f"v{version}"
+    t, mask = result.table, result.split.test & of_version(result, version)
     held_out = any(res.holdout for res in result.heads.values())   # none under --no-holdout
-    lines = ["", f"dataset v2 only: {int(mask.sum())} test rows ({int(t.spills[mask].sum())} spilling), "
-                 + (f"{len(v2_kinds(result))} kinds held out in turn" if held_out else "no kind held out"),
+    lines = ["", f"{SECTIONS[version]} only: {int(mask.sum())} test rows ({int(t.spills[mask].sum())} spilling), "
+                 + (f"{len(kinds_of(result, version))} kinds held out in turn" if held_out else "no kind held out"),
              f"  {'model':<16}{'AUC':>7}{'F1':>7}{'prec':>7}{'recall':>7}  min held-out-kind AUC"]
     names = [("xgboost", "spill")] + [(b.name, f"baseline_{b.name}") for b in result.baselines]
-    for label, key in names:
-        g = lambda m: s.get(f"v2.{key}.{m}", math.nan)  # noqa: E731
+    for label, name in names:
+        g = lambda m: s.get(f"{key}.{name}.{m}", math.nan)  # noqa: E731
         lines.append(f"  {label:<16}{g('auc'):>7.3f}{g('f1'):>7.3f}{g('precision'):>7.3f}{g('recall'):>7.3f}"
                      f"  {g('holdout_min_auc'):.3f}")
     for name, res in result.heads.items():
         if res.spec.kind == "regressor":
-            lines.append(f"  {name:<16}MAE {s.get(f'v2.{name}.mae', math.nan):.2f}")
+            lines.append(f"  {name:<16}MAE {s.get(f'{key}.{name}.mae', math.nan):.2f}")
+    spill = result.heads.get("spill")
+    if held_out and spill is not None:
+        per_kind = sorted((auc, f) for f, m in spill.holdout.items() if f in kinds_of(result, version)
+                          and not math.isnan(auc := holdout_auc(m, version)))
+        if per_kind:
+            lines.append(f"  held-out kinds, spill AUC on their {key} rows (worst first): "
+                         + ", ".join(f"{f} {auc:.3f}" for auc, f in per_kind))
     return "\n".join(lines)
+
+
+def render_datasets(result: TrainResult) -> str:
+    """:func:`render_version` of every schema present."""
+    return "\n".join(render_version(result, v) for v in versions(result))

@@ -34,6 +34,13 @@ GROUP_GOALS = (
     ("v2.spill.holdout_min_auc", ">=", 0.93),
     ("v2.regs.mae", "<=", 8.0),
 )
+# The Inductor handler's heads' goals (issue #25), read on dataset v3's test rows and held-out v3 kinds.
+INDUCTOR_GOALS = (
+    ("v3.spill.auc", ">=", 0.98),
+    ("v3.spill.holdout_min_auc", ">=", 0.93),
+)
+DATASET_GOALS = {2: GROUP_GOALS, 3: INDUCTOR_GOALS}
+"""The goals of each dataset schema; a run is judged on those of the schemas it was trained on."""
 
 
 @dataclass
@@ -110,9 +117,12 @@ def _flatten(out: dict, prefix: str, metrics: dict, holdout: dict) -> None:
 
 
 def score_head(spec: HeadSpec, head: XGBHead, table: TrainingTable, mask: np.ndarray) -> Scored:
-    """Metrics of a fitted head on the rows in ``mask`` that have its label."""
+    """Metrics of a fitted head on the rows in ``mask`` that have its label (none when no row has it: a
+    dataset without GPU labels, scored by a latency head trained on another)."""
     y = labels(table, spec)
     mask = mask & ~np.isnan(y.astype(float))
+    if not mask.any():
+        return Scored(y[mask], y[mask].astype(float), {})
     X, y = table.X[mask], y[mask]
     if spec.kind == "classifier":
         p = head.score(X)
@@ -140,6 +150,17 @@ def score_baseline(model, table: TrainingTable, mask: np.ndarray) -> Scored:
     y = table.spills[mask]
     s = model.score(table.X[mask])
     return Scored(y, s, classification(y, s, model.threshold))
+
+
+def dataset_parts(table: TrainingTable, test: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """``(dataset_version, mask)`` of each dataset schema among the ``test`` rows, when the table mixes
+    schemas (a held-out family of the group table can have rows of v1, v2 and v3: each goal is read on
+    its own dataset's rows, ``train/group_report.py``); none for a table of one schema."""
+    if "dataset_version" not in table.rows:
+        return []
+    version = table.rows["dataset_version"].to_numpy()
+    present = sorted(set(version[test]))
+    return [(int(v), test & (version == v)) for v in present] if len(set(version)) > 1 else []
 
 
 def run(table: TrainingTable, target: str = "all", params: XGBParams | None = None, test_size: float = 0.25,
@@ -174,11 +195,17 @@ def run(table: TrainingTable, target: str = "all", params: XGBParams | None = No
             family = hs.name.split(":", 1)[1]
             log(f"held-out family {i}/{len(folds)} {family}: refit {len(heads)} heads + {len(base_results)} "
                 f"baselines on {int(hs.train.sum())} rows, test {int(hs.test.sum())}")
+            parts = dataset_parts(table, hs.test)
             for res in heads.values():
                 h = fit_head(res.spec, table, hs.train, params)
                 if h is not None:
                     res.holdout[family] = score_head(res.spec, h, table, hs.test).metrics
+                    for version, part in parts:
+                        if "auc" in (m := score_head(res.spec, h, table, part).metrics):
+                            res.holdout[family][f"auc_v{version}"] = m["auc"]
             for b, model in zip(base_results, fresh_baselines()):
                 model.fit(table.X[hs.train], table.spills[hs.train], table.groups[hs.train])
                 b.holdout[family] = score_baseline(model, table, hs.test).metrics
+                for version, part in parts:
+                    b.holdout[family][f"auc_v{version}"] = score_baseline(model, table, part).metrics["auc"]
     return TrainResult(table, split, params, heads, base_results)

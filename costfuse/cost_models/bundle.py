@@ -253,6 +253,9 @@ def load_bundle(directory: str | Path, heads: tuple[str, ...] | None = None, met
 
 GROUP_REGISTRY_PREFIX = "costfuse-group-"
 """Group heads are registered apart from v1's: ``costfuse-group-spill``, ... (``costfuse-train`` on v2 data)."""
+INDUCTOR_REGISTRY_PREFIX = "costfuse-inductor-"
+"""Group heads trained on Inductor's kernels (dataset v3, the handler's model) apart from both:
+``costfuse-inductor-spill``, ..."""
 SCHEMA_ROLE = {
     FEATURE_SCHEMA_VERSION: ("v1's edge heads", "--model", "--fusion elementwise"),
     GROUP_FEATURE_SCHEMA_VERSION: ("kernel-group heads", "--group-model", "--fusion groups"),
@@ -260,10 +263,12 @@ SCHEMA_ROLE = {
 """Per feature schema: what its bundle holds, the option that takes it, and the fusion mode that uses it."""
 
 
-def registered_name(spec: HeadSpec, schema: int = FEATURE_SCHEMA_VERSION) -> str:
-    """The registry name of head ``spec`` in a bundle of feature schema ``schema``."""
+def registered_name(spec: HeadSpec, schema: int = FEATURE_SCHEMA_VERSION, inductor: bool = False) -> str:
+    """The registry name of head ``spec`` in a bundle of feature schema ``schema``; ``inductor``: group heads
+    trained on Inductor's kernels (the handler's, ``costfuse-inductor-spill``, ...)."""
     if schema == GROUP_FEATURE_SCHEMA_VERSION:
-        return spec.registered_name.replace("costfuse-", GROUP_REGISTRY_PREFIX, 1)
+        prefix = INDUCTOR_REGISTRY_PREFIX if inductor else GROUP_REGISTRY_PREFIX
+        return spec.registered_name.replace("costfuse-", prefix, 1)
     return spec.registered_name
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from costfuse.cost_models.bundle import (
-    GROUP_FEATURE_SCHEMA_VERSION, GROUP_REGISTRY_PREFIX, HEADS, METADATA_FILE, Bundle, BundleError, load_bundle,
+    GROUP_FEATURE_SCHEMA_VERSION, GROUP_REGISTRY_PREFIX, HEADS, INDUCTOR_REGISTRY_PREFIX, METADATA_FILE, Bundle, BundleError, load_bundle,
     registered_name,
 )
 
@@ -96,7 +96,8 @@ def load_uri(uri: str, tracking_uri: str = "", heads: tuple[str, ...] | None = N
 
 def load_registered(uri: str, tracking_uri: str = "", heads: tuple[str, ...] | None = None) -> Bundle:
     """:func:`load_uri`, plus, for ``models:/NAME@ALIAS``, the other ``heads`` registered at the same alias
-    (a group head's siblings by their group names, ``costfuse-group-...``).
+    (a group head's siblings by their group names, ``costfuse-group-...``; the Inductor handler's by
+    theirs, ``costfuse-inductor-...``).
 
     A head not registered at that alias is simply absent; one trained on another dataset (another
     dataset hash) is left out, since heads of different runs need not agree.  Any other failure is raised.
@@ -105,13 +106,14 @@ def load_registered(uri: str, tracking_uri: str = "", heads: tuple[str, ...] | N
     if not (uri.startswith("models:/") and "@" in uri):
         return bundle
     name, alias = uri[len("models:/"):].rsplit("@", 1)
-    schema = GROUP_FEATURE_SCHEMA_VERSION if name.startswith(GROUP_REGISTRY_PREFIX) else None
+    inductor = name.startswith(INDUCTOR_REGISTRY_PREFIX)
+    schema = GROUP_FEATURE_SCHEMA_VERSION if inductor or name.startswith(GROUP_REGISTRY_PREFIX) else None
     meta, loaded = dict(bundle.metadata), dict(bundle.heads)
     for spec in HEADS.values():
         if spec.name in loaded or (heads is not None and spec.name not in heads):
             continue
         try:
-            more = load_uri(f"models:/{registered_name(spec, schema)}@{alias}", tracking_uri, heads)
+            more = load_uri(f"models:/{registered_name(spec, schema, inductor)}@{alias}", tracking_uri, heads)
         except NotRegistered:
             continue
         if more.metadata.get("dataset_hash") == meta.get("dataset_hash"):

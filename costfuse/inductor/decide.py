@@ -1,11 +1,14 @@
 """The learned decisions the handler makes about one Inductor kernel (docs/inductor.md, "Decisions").
 
-Until a dataset of Inductor's own kernels exists (issue #25, parts 5 and 6),
-the model is the shipped group heads (``costfuse/models/groups/``), trained on
-CostFuse's own lowering: :class:`Decider` runs them on an
-:class:`costfuse.featurize.inductor_kernel.InductorKernel` through the learned
-group policy's own code (:func:`costfuse.cost_models.learned_groups.learned_pick`),
-so a kernel Inductor generates is decided exactly as a Linalg group is:
+The model is the handler's own heads (``costfuse/models/inductor/``): group
+heads trained on Inductor's kernels (dataset ``sm90_inductor_v1``) together
+with CostFuse's kernel groups (``sm90_v2``) and v1's row kernels, through
+the group features (schema v2), since an Inductor kernel is featurized as a
+row kernel (:mod:`costfuse.featurize.inductor_kernel`).  :class:`Decider`
+runs them on an :class:`costfuse.featurize.inductor_kernel.InductorKernel`
+through the learned group policy's own code
+(:func:`costfuse.cost_models.learned_groups.learned_pick`), so a kernel
+Inductor generates is decided exactly as a Linalg group is:
 
 * :meth:`Decider.pick`: persistent when the heads predict some persistent
   config spill-free, then the fastest config by the analytical time among
@@ -15,7 +18,9 @@ so a kernel Inductor generates is decided exactly as a Linalg group is:
 * :meth:`Decider.always_spills`: whether every config of the kernel's space is
   predicted to spill (the fusion veto asks it of a fused kernel and its parts).
 
-:func:`model_uuid` names the model and feature schema for Inductor's cache key.
+Any group-heads bundle decides too (``group_model``: ``costfuse/models/groups``
+is the pass's, which never saw an Inductor kernel).  :func:`model_uuid` names
+the model and feature schema for Inductor's cache key.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -31,6 +37,10 @@ from costfuse.inductor.configs import inductor_can_launch
 from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features
 from costfuse.launch import KernelLaunch, config_space
 from costfuse.targets import get_target
+
+SHIPPED_INDUCTOR_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "inductor"
+"""The handler's default heads (``costfuse-train --data data/sm90_inductor_v1 --data data/sm90_v2 --data
+data/sm90_v1 --export costfuse/models/inductor``, docs/inductor.md)."""
 
 HANDLER_SPILL_CUT = "recall"
 """The spill head's cut the handler decides at: the cut that kept 95% of the training programs'
@@ -64,7 +74,8 @@ def model_uuid(heads: GroupHeads, mode: str) -> str:
 
 @dataclass
 class Decider:
-    """The group heads of ``group_model`` (default: the shipped ones) deciding Inductor kernels for ``arch``."""
+    """The group heads of ``group_model`` (default: the handler's, :data:`SHIPPED_INDUCTOR_MODEL_DIR`) deciding
+    Inductor kernels for ``arch``."""
 
     group_model: str = ""
     arch: str = "sm_90"
@@ -81,8 +92,9 @@ class Decider:
         from costfuse.cost_models.bundle import require_arch
 
         self.target = get_target(self.arch)
-        bundle = load_group_heads(self.group_model)
-        require_arch(bundle.metadata, self.arch, False, f"group model {self.group_model or 'costfuse/models/groups'}")
+        source = self.group_model or str(SHIPPED_INDUCTOR_MODEL_DIR)
+        bundle = load_group_heads(source)
+        require_arch(bundle.metadata, self.arch, False, f"group model {source}")
         self.heads = GroupHeads(bundle, self.spill_cut)
 
     def pick(self, kernel, mode: str | None = None) -> tuple[Pick | None, str]:

@@ -118,3 +118,26 @@ def test_a_bad_factory_is_one_line_and_exit_1(capsys):
     assert main(["inductor-report", "experiments/workloads/blocks.py:NoSuchBlock", "--shape", "8x8"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "NoSuchBlock" in err[0]
+
+
+def test_a_stored_kernel_source_compiles_to_the_rows_kernel_id():
+    """Dataset v3 stores Inductor's source as written (``triton_src``): :func:`kernel_source` rebuilds the
+    kernel from it alone, and its compile file at a row's config is the very one the row was labelled from."""
+    import dataclasses
+    from pathlib import Path
+
+    from costfuse.data.compile import kernel_id
+    from costfuse.data.inductor_codegen import kernel_source
+    from costfuse.data.store import read_shard, shards
+
+    repo = Path(__file__).resolve().parents[2]
+    rows = read_shard(shards(repo / "data" / "sm90_inductor_v1")[0], 3).to_pandas()
+    rows = rows[rows.status == "ok"]
+    for heuristic in ("persistent_reduction", "reduction"):
+        r = rows[rows.heuristic == heuristic].iloc[0]
+        k = kernel_source(r.kernel_name, r.triton_src)
+        assert k.heuristic == heuristic and k.persistent == bool(r.persistent) and k.rnumel == r.rnumel
+        launch = KernelLaunch("persistent" if r.persistent else "looped", int(r.xblock), int(r.rblock),
+                              int(r.num_warps))
+        config = dataclasses.replace(k.compile_config(launch), num_stages=int(r.num_stages))
+        assert kernel_id(k.compile_source(), config, 90) == r.kernel_id

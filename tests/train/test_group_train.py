@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,8 @@ from helpers.group_data import KINDS, SPEC
 
 from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION
 from costfuse.train.group_baselines import InductorRule, XlaRule
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -88,12 +91,12 @@ def test_costfuse_train_on_v2_exports_group_heads(group_run):
 
 def test_the_report_has_the_v2_section_and_the_group_goals(group_run):
     report = group_run.report
-    assert "dataset v2 only: " in report and "dataset v2 only: 0 test rows" not in report
+    assert "dataset v2 (kernel groups) only: " in report and "only: 0 test rows" not in report
     assert "spilling), no kind held out\n" in report          # --no-holdout: no held-out kind to speak of
     for goal in ("v2.spill.auc", "v2.spill.holdout_min_auc", "v2.regs.mae"):
         assert goal in report.split("\ngoals\n")[1], goal
     for rule in ("inductor_rule", "xla_rule", "live_values", "threshold", "histgb"):
-        assert rule in report.split("dataset v2 only")[1], rule
+        assert rule in report.split("dataset v2 (kernel groups) only")[1], rule
     assert "exported model bundle to" in report
 
 
@@ -185,3 +188,65 @@ def test_programs_compiling_the_same_group_kernel_share_a_side_of_the_split(grou
     assert set(table.groups[twins]) == set(table.groups[(table.rows["program_id"] == first).to_numpy()]) == {first}
     others = ~twins & (table.rows["program_id"] != first).to_numpy()
     assert (table.groups[others] == table.programs[others]).all()  # the rest are still split by program
+
+
+@pytest.fixture(scope="module")
+def v3_dir(tmp_path_factory):
+    """Eight real shards of dataset ``sm90_inductor_v1`` (Inductor's kernels, ptxas labels, schema v3): the
+    first by name, which later shards of the job never displace."""
+    from costfuse.data.store import shards
+
+    d = tmp_path_factory.mktemp("inductor_data") / "ind_v3"
+    d.mkdir()
+    for shard in shards(REPO / "data" / "sm90_inductor_v1")[:8]:
+        shutil.copy(shard, d / shard.name)
+    return d
+
+
+def test_v3_rows_are_featurized_from_their_kernel_description(v3_dir, group_v2_dir):
+    from costfuse.data.store import read_dataset
+    from costfuse.train.group_dataset import load_group_table
+
+    table = load_group_table([v3_dir, group_v2_dir])
+    v3 = (table.rows["dataset_version"] == 3).to_numpy()
+    stored = read_dataset(v3_dir, 3)
+    described = stored[(stored.status == "ok") & stored.kernel_desc.notna()]
+    assert v3.sum() == len(described) and np.isfinite(table.X.to_numpy()).all()
+    assert set(table.rows.loc[v3, "group_id"]) == set(described.source_hash.str[:16])
+    assert table.spills[v3].any() and not table.spills[v3].all()   # ptxas labels: both kinds of rows
+
+
+def test_training_on_inductor_kernels_reports_them_apart_and_registers_them_as_the_handlers(v3_dir, group_v2_dir,
+                                                                                           tmp_path):
+    """Heads trained on dataset v3 (with v2) are judged on v3's rows by issue #25's goals, in a section of
+    their own, and registered apart from the pass's group heads (``costfuse-inductor-spill``, ...)."""
+    from helpers.group_data import train_cli
+
+    code, report, err = train_cli([v3_dir, group_v2_dir], tmp_path / "out")
+    assert code == 0, err
+    sections = report.split("\ngoals\n")[1]
+    for goal in ("v3.spill.auc", "v3.spill.holdout_min_auc", "v2.spill.auc"):
+        assert goal in sections, goal
+    assert "dataset v3 (Inductor's kernels) only: " in report and "dataset v2 (kernel groups) only: " in report
+    meta = json.loads((tmp_path / "out" / "metadata.json").read_text())
+    assert "v3.spill.auc" in meta["metrics"] and 0.5 < meta["metrics"]["v3.spill.auc"] <= 1
+    names = {h["registered_name"] for h in meta["heads"].values()}
+    assert names == {"costfuse-inductor-spill", "costfuse-inductor-spill-bytes", "costfuse-inductor-regs"}, names
+
+
+def test_a_held_out_kind_is_scored_on_each_datasets_own_rows():
+    """A kind held out of a mixed table (softmax in v2 and v3) is judged on v3's goal by its v3 rows alone."""
+    from types import SimpleNamespace
+
+    from costfuse.train.group_report import holdout_auc
+    from costfuse.train.pipeline import dataset_parts
+
+    table = SimpleNamespace(rows=pd.DataFrame({"dataset_version": [2, 2, 3, 3, 1]}))
+    test = np.array([True, False, True, True, False])
+    parts = dataset_parts(table, test)
+    assert [v for v, _ in parts] == [2, 3]
+    assert [m.tolist() for _, m in parts] == [[True, False, False, False, False], [False, False, True, True, False]]
+    assert dataset_parts(SimpleNamespace(rows=pd.DataFrame({"dataset_version": [2, 2]})), np.array([True, False])) == []
+    assert dataset_parts(SimpleNamespace(rows=pd.DataFrame({"x": [1]})), np.array([True])) == []
+    m = {"auc": 0.97, "auc_v3": 0.91}
+    assert holdout_auc(m, 3) == 0.91 and holdout_auc(m, 2) == 0.97 and holdout_auc({"auc": 0.9}, 3) == 0.9

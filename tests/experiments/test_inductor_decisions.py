@@ -1,0 +1,48 @@
+"""experiments/inductor_decisions.py: the handler's decision configs on a stored Inductor kernel (no compile here)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import experiments.inductor_decisions as idec
+from costfuse.cost_models.group_time import score_configs
+from costfuse.data.store import read_shard, shards
+from costfuse.featurize.inductor_kernel import kernel_from_dict
+from costfuse.inductor.decide import Decider
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def reductions():
+    """``(kernel, its mode)`` of the reduction kernels with a description in the first shards of
+    ``data/sm90_inductor_v1``."""
+    out = []
+    for shard in shards(REPO / "data" / "sm90_inductor_v1")[:8]:
+        rows = read_shard(shard, 3).to_pandas()
+        rows = rows[(rows.status == "ok") & rows.kernel_desc.notna() & rows.heuristic.isin(idec.REDUCTIONS)]
+        out += [(kernel_from_dict(json.loads(r.kernel_desc)), "persistent" if r.persistent else "looped")
+                for r in rows.drop_duplicates("source_hash").itertuples()]
+    assert out
+    return out
+
+
+def test_the_pick_comes_first_then_the_faster_configs_the_heads_turned_down(reductions):
+    decider = Decider("", "sm_90", "recall")
+    seen_rejections = False
+    for kernel, mode in reductions:
+        got = idec.decision_configs(decider, kernel, mode, top=3)
+        if got is None:
+            continue
+        launches, predicted, is_pick = got
+        assert is_pick == [True] + [False] * (len(launches) - 1)
+        assert launches[0] == decider.pick(kernel, mode)[0].launch and not predicted[0]
+        assert all(predicted[1:]) and all(c.mode == mode for c in launches) and len(launches) <= 4
+        t = score_configs(kernel, launches, decider.target, predicted_spill=np.zeros(len(launches))).time_s
+        assert (t[1:] < t[0]).all()                 # each turned-down config is ranked faster than the pick
+        seen_rejections |= len(launches) > 1
+    assert seen_rejections, "no kernel here had a faster config the heads turned down: the test shows nothing"
