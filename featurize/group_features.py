@@ -1,4 +1,4 @@
-"""Features of a kernel group at a launch config (feature schema v2, issue #13).
+"""Features of a kernel group at a launch config (group feature schema v3: issue #13's v2 + issue #29's columns).
 
 v1's features (:mod:`featurize.features`) describe one fused generic at one
 config.  A kernel group is several generics sharing one row loop

@@ -84,7 +84,7 @@ def _load_dir(directory: Path, where: str) -> tuple[dict[str, xgb.Booster], dict
         from mlflow.models import Model
 
         metadata = Model.load(str(directory / "MLmodel")).metadata or {}
-    bundle = load_bundle(directory, metadata=metadata, where=where, schema=None)   # v1 or group (v2) heads
+    bundle = load_bundle(directory, metadata=metadata, where=where, schema=None)   # v1 or group (v2, v3) heads
     return {name: _booster(head) for name, head in bundle.heads.items()}, bundle.metadata
 
 

@@ -113,7 +113,7 @@ class Decider:
         return Pick(est.launch, float(est.regs), p, est.reason)
 
     def features(self, kernel, launches: list[KernelLaunch]) -> np.ndarray:
-        """Feature rows (schema v2) of ``kernel`` at ``launches``."""
+        """Feature rows (group schema v3) of ``kernel`` at ``launches``."""
         return group_features(kernel, launches, self.arch, kernel.group_columns)
 
     def predict(self, kernel, launches: list[KernelLaunch]) -> dict[str, np.ndarray]:
