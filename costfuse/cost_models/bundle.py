@@ -329,7 +329,8 @@ def load_model(source: str, heads: tuple[str, ...], schema: int, tracking_uri: s
     if found in SCHEMA_ROLE and found not in schema_family(schema):
         what, its_option, its_fusion = SCHEMA_ROLE[found]
         raise BundleError(f"{source}: holds {what} (feature schema v{found}), but {option} takes "
-                          f"{SCHEMA_ROLE[schema][0]} (v{schema}); pass it as {its_option}, with {its_fusion}")
+                          f"{SCHEMA_ROLE[schema][0]} ({' or '.join(f'v{v}' for v in schema_family(schema))}); "
+                          f"pass it as {its_option}, with {its_fusion}")
     return bundle
 
 
