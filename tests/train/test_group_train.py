@@ -214,3 +214,22 @@ def test_the_exported_register_head_never_predicts_past_the_cap(group_run, group
     assert (regs <= X["regs_available"].to_numpy() + 1e-9).all() and (regs >= 0).all()
     boosters, meta = load_model(group_run.bundle)
     np.testing.assert_allclose(predict(boosters, meta, X)["regs"], regs, rtol=1e-5)
+
+
+def test_a_held_out_family_without_a_heads_labels_is_not_scored_for_it():
+    """Latency labels exist for some families only (dataset v2's GPU runs; none for v1's): holding out a
+    family without any skips the latency head there instead of scoring zero rows (which raised)."""
+    from costfuse.train.dataset import TrainingTable
+    from costfuse.train.fit import XGBParams
+    from costfuse.train.pipeline import run
+
+    rng = np.random.default_rng(0)
+    n = 120
+    X = pd.DataFrame(rng.random((n, 3)), columns=["a", "b", "c"])
+    family = np.array(["timed_a", "timed_b", "untimed"])[np.arange(n) // 40]
+    rows = pd.DataFrame({"program_id": [f"p{i // 4}" for i in range(n)], "family": family,
+                         "regs": 32 + 64 * X["a"], "spill_store_bytes": 0.0, "spill_load_bytes": 0.0,
+                         "latency_us": np.where(family != "untimed", 1 + X["b"], np.nan)})
+    result = run(TrainingTable(X, rows, "h", "synthetic"), "latency", XGBParams(n_estimators=3, n_jobs=1),
+                 holdout=True, baselines=False, log=lambda msg: None)
+    assert set(result.heads["latency"].holdout) == {"timed_a", "timed_b"}
