@@ -53,8 +53,9 @@ class Pick:
 
 
 def model_uuid(heads: GroupHeads, mode: str) -> str:
-    """``costfuse-MODE-v2-HASH``: the handler's mode, the feature schema and a hash of the model bundle
-    (its metadata and every head's trees), so Inductor's caches never serve code decided by another model."""
+    """``costfuse-MODE-vN-HASH``: the handler's mode, the group feature schema this code computes (N) and a hash
+    of the model bundle (its metadata and every head's trees), so Inductor's caches never serve code decided by
+    another model."""
     digest = hashlib.sha256(json.dumps(heads.bundle.metadata, sort_keys=True, default=str).encode())
     for name in sorted(heads.bundle.heads):
         digest.update(heads.bundle.heads[name].raw)
