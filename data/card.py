@@ -83,6 +83,34 @@ def _table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def spill_kind_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Compiled configs per spill kind (``data/spill_kind.py``) with their share and median registers, spill
+    bytes (stored + loaded) and stack frame."""
+    from costfuse.data.spill_kind import SPILL_KINDS, spill_kinds_of
+
+    ok = df[(df.status == "ok") & df.regs.notna()]
+    kinds = pd.Series(spill_kinds_of(ok), index=ok.index)
+    spill = ok.spill_store_bytes.fillna(0) + ok.spill_load_bytes.fillna(0)
+    g = ok.assign(_kind=kinds, _spill=spill).groupby("_kind")
+    out = pd.DataFrame({"configs": g.size(), "share": (g.size() / len(ok)).round(3), "regs_median": g.regs.median(),
+                        "spill_bytes_median": g._spill.median(), "stack_bytes_median": g.stack_bytes.median()})
+    out = out.reindex([k for k in SPILL_KINDS if k in out.index])
+    out.index.name = None
+    return out
+
+
+SPILL_KINDS_DOC = """## Spill kinds (`data/spill_kind.py`)
+Every compiled config's spill, read from ptxas's registers, spill bytes and stack frame against the
+register cap of its warps (sm_90: min(255, 65,536 / threads)): `pressure`, at the cap (within one
+register); `collapse`, below the cap with a stack frame at least the whole register file a thread may
+use (4 bytes x the cap: a tile placed in local memory); `tiny`, any other spill (below the cap, a
+small stack frame); `none`, no spill byte."""
+
+
+def _spill_kinds(df: pd.DataFrame) -> str:
+    return f"{SPILL_KINDS_DOC}\n\n{_table(spill_kind_table(df))}"
+
+
 def _versions(df: pd.DataFrame) -> str:
     versions = df.groupby(["arch", "triton_version", "ptxas_version"]).size().rename("kernels").reset_index()
     return _table(versions.set_index("arch"))
@@ -177,6 +205,8 @@ Spill rate by config source (the heuristic config, or one sampled around it):
 
 {_table(tables['spill_rate_by_config'])}
 
+{_spill_kinds(df)}
+
 Histograms: {', '.join(f'`{_linked(directory, p)}`' for p in plots)}
 
 ## Families and parameters (`data/families.py`)
@@ -260,6 +290,8 @@ N = 1. Bucket (a, b] holds a < N <= b. The last columns split the bucket's spill
 {_table(tables['spill_rate_by_mode'])}
 
 ![registers by mode]({plots['regs_by_mode']})
+
+{_spill_kinds(df)}
 
 ## Spill rate by config source
 The heuristic launch, the launch each policy chose or would choose, or one sampled from the config space.

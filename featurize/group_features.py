@@ -1,4 +1,4 @@
-"""Features of a kernel group at a launch config (feature schema v2, issue #13).
+"""Features of a kernel group at a launch config (group feature schema v3: issue #13's v2 + issue #29's columns).
 
 v1's features (:mod:`featurize.features`) describe one fused generic at one
 config.  A kernel group is several generics sharing one row loop
@@ -17,7 +17,18 @@ registers it may use at that many warps.  So the columns are:
   × live row values × words: the mode decides which values, as in
   ``cost_models/group_time.py``), registers available per thread at that
   many warps (the ``.reqntid`` cap), their ratio, and the analytical
-  register and spill estimates.
+  register and spill estimates;
+* local-memory placement (:data:`LOCAL_COLUMNS`, schema v3, issue #29): the
+  tile a thread holds in bytes, one full-row value against the register file
+  a thread may use, how many full-row values fit that register file at once
+  (0: not even one, so ptxas must place the tile in local memory), and the
+  bytes of the tile that do not fit it (the stack frame it would take).
+
+Whether a tile is indexed dynamically is not a column of its own: a Triton
+block tensor is addressed by its compile-time layout (every element a thread
+owns is a fixed register), so a row tile is never indexed by a runtime value;
+the only data-dependent index is a gather's, which addresses global memory,
+and ``n_gathers`` counts those already.
 
 :func:`group_features` computes every config of one group in one vectorized
 call (the learned policy scores a group's whole config space at once):
@@ -33,7 +44,7 @@ from costfuse.featurize.columns import OP_CLASSES, op_class
 
 from costfuse.estimates import row_registers, spill_bytes
 
-GROUP_FEATURE_SCHEMA_VERSION = 2
+GROUP_FEATURE_SCHEMA_VERSION = 3
 GROUP_COLUMNS = (
     "log2_n", "log2_rows", "n_pad_ratio", "n_members", "n_full", "n_reduce", "n_rowwise", "n_inputs",
     "n_outputs", "n_gathers", "live_full", "words", "n_passes", "pointwise", "flops_per_elem",
@@ -45,7 +56,16 @@ LAUNCH_COLUMNS = (
     "elems_per_thread", "log2_tile", "chunks", "log2_programs",
 )
 JOINT_COLUMNS = ("live_values_per_thread", "regs_available", "pressure_ratio", "est_regs", "est_spill_bytes")
-GROUP_FEATURE_COLUMNS: tuple[str, ...] = GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS
+LOCAL_COLUMNS = ("tile_bytes_per_thread", "value_over_regfile", "values_fit_regfile", "local_bytes_est")
+GROUP_SCHEMAS: dict[int, tuple[str, ...]] = {
+    2: GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS,
+    3: GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS + LOCAL_COLUMNS,
+}
+"""The group feature schemas, by version: each is the one before with columns appended, so this code's
+rows hold every older schema's columns as a prefix and a bundle of an older schema still loads
+(:func:`costfuse.cost_models.bundle.load_bundle` hands its heads the columns they were trained on)."""
+GROUP_FEATURE_COLUMNS: tuple[str, ...] = GROUP_SCHEMAS[GROUP_FEATURE_SCHEMA_VERSION]
+WORD_BYTES = 4
 MODES = ("pointwise", "persistent", "looped")
 
 
@@ -119,8 +139,27 @@ def group_features(shape, launches, arch: str = "sm_90", static: dict[str, float
         (mode == 0).astype(float), (mode == 1).astype(float), (mode == 2).astype(float),
         np.log2(x), np.log2(r), w, ept, np.log2(x * r), chunks, np.log2(programs),
         live_values, cap, live_values / cap, regs, spill_bytes(regs, cap) / 2,   # trained as store bytes
+        *local_placement(ept, live, shape.words, cap),
     ]
     return np.hstack([group_part, np.column_stack(cols)])
+
+
+def local_placement(ept, live, words, cap) -> tuple[np.ndarray, ...]:
+    """:data:`LOCAL_COLUMNS` from elements per thread, live full-row values, 32-bit words per element and the
+    register cap (registers per thread), arrays of one length:
+
+    * ``tile_bytes_per_thread``: bytes of the live tile a thread holds, ``4 x ept x live x words``;
+    * ``value_over_regfile``: one full-row value per thread (``ept x words`` registers) over the cap:
+      above 1, a single row value does not fit the register file;
+    * ``values_fit_regfile``: full-row values that fit the register file at once, ``floor(cap / (ept x
+      words))`` (0 to the cap): 0 means ptxas cannot hold even one and must place the tile in local memory;
+    * ``local_bytes_est``: bytes of the tile beyond the register file, ``4 x max(0, ept x live x words - cap)``:
+      the stack frame the tile needs if ptxas keeps what fits in registers.
+    """
+    value_regs = np.maximum(1.0, ept * words)
+    tile_words = ept * live * words
+    return (WORD_BYTES * tile_words, value_regs / cap, np.floor(cap / value_regs),
+            WORD_BYTES * np.maximum(0.0, tile_words - cap))
 
 
 def launch_for_v1_config(shape, config):

@@ -86,7 +86,7 @@ def _train(args: argparse.Namespace, command: str) -> int:
     if not 0 < args.test_size < 1:
         raise UsageError(f"--test-size must be in (0, 1), got {args.test_size}")
     groups = _has_v2(args.data)
-    log(f"reading and featurizing {', '.join(args.data)}" + (" (group features, schema v2)" if groups else ""))
+    log(f"reading and featurizing {', '.join(args.data)}" + (" (group features)" if groups else ""))
     if groups:
         from costfuse.train.group_dataset import load_group_table
 
@@ -111,12 +111,12 @@ def _train(args: argparse.Namespace, command: str) -> int:
     params = XGBParams(n_estimators=args.n_estimators, max_depth=args.max_depth, learning_rate=args.learning_rate,
                        n_jobs=args.jobs, seed=args.seed)
     if groups:
-        from costfuse.cost_models.bundle import GROUP_FEATURE_SCHEMA_VERSION, registered_name
+        from costfuse.cost_models.bundle import GROUP_FEATURE_SCHEMA_VERSION, GROUP_HEADS, registered_name
         from costfuse.train.group_baselines import group_baselines
         from costfuse.train.group_report import dataset_metrics, render_datasets, versions
 
         result = pipeline.run(table, args.target, params, args.test_size, holdout=not args.no_holdout, log=log,
-                              baseline_factory=group_baselines)
+                              baseline_factory=group_baselines, head_specs=GROUP_HEADS)
         result.goal_specs = tuple(g for v in versions(result) for g in pipeline.DATASET_GOALS[v])
         result.extra = dataset_metrics(result)
         # Registered apart from v1's heads (costfuse-group-spill, ...), and heads that learned Inductor's

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import xgboost as xgb
 
-from costfuse.cost_models.bundle import HEADS, TRANSFORMS, HeadSpec  # the bundle format's home; re-exported here
+from costfuse.cost_models.bundle import GROUP_HEADS, HEADS, TRANSFORMS, HeadSpec  # the bundle format's home
 from costfuse.train.metrics import best_f1_threshold, recall_threshold
 from costfuse.train.splits import group_folds
 
@@ -40,11 +40,11 @@ TARGETS = ("spills", "regs", "latency")
 DECISION_RECALL = 0.95   # issue #13: spill recall on the configs the learned policy weighs
 
 
-def heads_for(target: str) -> list[HeadSpec]:
-    """Heads trained for ``--target`` (``all`` = every head)."""
+def heads_for(target: str, heads: dict[str, HeadSpec] = HEADS) -> list[HeadSpec]:
+    """Heads of ``heads`` (v1's :data:`HEADS` or :data:`GROUP_HEADS`) trained for ``--target`` (``all`` = every head)."""
     if target != "all" and target not in TARGETS:
         raise ValueError(f"unknown target {target!r}; choose all or one of {', '.join(TARGETS)}")
-    return [h for h in HEADS.values() if target in ("all", h.target)]
+    return [h for h in heads.values() if target in ("all", h.target)]
 
 
 @dataclass
@@ -86,7 +86,13 @@ class XGBHead:
 
     def _new(self) -> xgb.XGBModel:
         extra = {"eval_metric": "auc"} if self.spec.kind == "classifier" else {}
+        if self.spec.objective:
+            extra["objective"] = self.spec.objective
         return self.kinds[self.spec.kind](**self.params.kwargs(), **extra)
+
+    def _scale(self, X: pd.DataFrame) -> np.ndarray:
+        """The column the target is a share of (``spec.scale``), per row."""
+        return X[self.spec.scale].to_numpy(float)
 
     def fit(self, X: pd.DataFrame, y: np.ndarray, groups: np.ndarray | None = None) -> "XGBHead":
         y = np.asarray(y)
@@ -95,14 +101,18 @@ class XGBHead:
             self.threshold, self.decision_threshold = oof_thresholds(self._new, X, y, groups)
         else:
             y = TRANSFORMS[self.spec.transform][0](y.astype(float))
+            if self.spec.scale:
+                y = y / self._scale(X)
         self.model = self._new().fit(X, y)
         return self
 
     def score(self, X: pd.DataFrame) -> np.ndarray:
-        """Classifier: spill probability (n,).  Regressor: the prediction in transformed units."""
+        """Classifier: spill probability (n,).  Regressor: the prediction in transformed units (a scaled
+        head's share of its column clipped to [0, 1], times the column)."""
         if self.spec.kind == "classifier":
             return self._fitted().predict_proba(X)[:, 1]
-        return self._fitted().predict(X)
+        s = self._fitted().predict(X)
+        return np.clip(s, 0.0, 1.0) * self._scale(X) if self.spec.scale else s
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Classifier: spills? (bool, n).  Regressor: natural units (bytes, registers, µs)."""

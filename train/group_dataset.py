@@ -1,6 +1,6 @@
 """The training table of the group heads: v2 rows (a kernel group at a launch) plus the v1 rows that are row kernels.
 
-Features are :mod:`featurize.group_features` (schema v2), the ones the
+Features are :mod:`featurize.group_features` (group schema v3), the ones the
 learned policy computes for every config of a group.  A v2 row's group is
 its stored kernel function (``ir``), analysed once per ``group_id``; a v1 row
 (one fused generic at one config, ``data/sm90_v1``) is the one-member group
@@ -14,6 +14,10 @@ its row schema (1 or 2: the goals are read on v2's test rows, whatever the
 directory is called).  v3 rows (Inductor's own kernels, ``data/inductor_job.py``)
 are featurized from their stored kernel description, as the Inductor handler
 featurizes the kernels it decides; their ``group_id`` is the kernel source's hash.
+
+Each row also carries its ``stack_bytes`` (ptxas's stack frame) and its
+``spill_kind`` (:func:`costfuse.data.spill_kind.spill_kind`: none, pressure,
+collapse or tiny, against the register cap ``regs_available`` of its launch).
 
 Splits group rows by program (v2: ``program_id``; v1: ``split_group`` as in
 v1's training), so a group's configs never straddle train and test, and
@@ -34,6 +38,7 @@ from costfuse.train.dataset import LABEL_COLUMNS, META_COLUMNS, DatasetError, Tr
 
 GROUP_META_COLUMNS = (*META_COLUMNS, "dataset", "dataset_version", "group_id", "mode", "xblock", "rblock", "num_warps",
                       "config_source")
+GROUP_LABEL_COLUMNS = (*LABEL_COLUMNS, "stack_bytes")   # + the spill kind derived from them (data/spill_kind.py)
 
 
 def _read(directory: Path, arch: str | None, dropped: dict[str, int]) -> tuple[pd.DataFrame, int]:
@@ -51,6 +56,8 @@ def _read(directory: Path, arch: str | None, dropped: dict[str, int]) -> tuple[p
     for status, n in df["status"].value_counts().items():
         if status != "ok":
             dropped[f"{directory.name}: status={status}"] = int(n)
+    if "stack_bytes" not in df:
+        df["stack_bytes"] = np.nan
     return df[(df["status"] == "ok") & df["regs"].notna()].reset_index(drop=True), version
 
 
@@ -149,6 +156,7 @@ def load_group_table(directories: list[str | Path], arch: str | None = "sm_90") 
     """Read and featurize the datasets in ``directories`` (v2, v3 and, optionally, v1) as one table."""
     from costfuse.data.dedupe import join_sharing, program_hashes, split_groups
     from costfuse.data.group_job import group_id
+    from costfuse.data.spill_kind import spill_kind
 
     dropped: dict[str, int] = {}
     parts = []
@@ -170,11 +178,13 @@ def load_group_table(directories: list[str | Path], arch: str | None = "sm_90") 
             X, keep = (_features_v3 if version == 3 else _features_v2)(df, arch or "sm_90", dropped)
         df["dataset"], df["dataset_version"] = directory.name, version
         parts.append((pd.DataFrame(X[keep], columns=list(GROUP_FEATURE_COLUMNS)),
-                      df.loc[keep, list(GROUP_META_COLUMNS + LABEL_COLUMNS)].reset_index(drop=True)))
+                      df.loc[keep, list(GROUP_META_COLUMNS + GROUP_LABEL_COLUMNS)].reset_index(drop=True)))
     if not parts:
         raise DatasetError(f"{', '.join(map(str, directories))}: no rows with status=ok and compile labels")
     X = pd.concat([p[0] for p in parts], ignore_index=True)
     rows = pd.concat([p[1] for p in parts], ignore_index=True)
+    rows["spill_kind"] = spill_kind(rows["regs"], rows["spill_store_bytes"], rows["spill_load_bytes"],
+                                    rows["stack_bytes"], X["regs_available"])
     # One group kernel compiled by two programs (or as a v1 kernel and a v2 group) is one kernel:
     # those programs go to one side of every split together.
     rows["split_group"] = join_sharing(rows["split_group"], rows["group_id"])

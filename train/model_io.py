@@ -84,7 +84,7 @@ def _load_dir(directory: Path, where: str) -> tuple[dict[str, xgb.Booster], dict
         from mlflow.models import Model
 
         metadata = Model.load(str(directory / "MLmodel")).metadata or {}
-    bundle = load_bundle(directory, metadata=metadata, where=where, schema=None)   # v1 or group (v2) heads
+    bundle = load_bundle(directory, metadata=metadata, where=where, schema=None)   # v1 or group (v2, v3) heads
     return {name: _booster(head) for name, head in bundle.heads.items()}, bundle.metadata
 
 
@@ -98,12 +98,11 @@ def _booster(head: Head) -> xgb.Booster:
     return booster
 
 
-def _matrix(metadata: dict, X: pd.DataFrame | np.ndarray) -> xgb.DMatrix:
+def _rows(metadata: dict, X: pd.DataFrame | np.ndarray) -> np.ndarray:
     cols = metadata["feature_columns"]
     if isinstance(X, pd.DataFrame):
         X = X[cols].to_numpy(float)
-    X = np.asarray(X, float).reshape(-1, len(cols))
-    return xgb.DMatrix(X, feature_names=cols)
+    return np.asarray(X, float).reshape(-1, len(cols))
 
 
 def predict(boosters: dict[str, xgb.Booster], metadata: dict, X: pd.DataFrame | np.ndarray) -> dict[str, np.ndarray]:
@@ -112,11 +111,14 @@ def predict(boosters: dict[str, xgb.Booster], metadata: dict, X: pd.DataFrame | 
     Classifier heads give the probability; compare with
     ``metadata["heads"][name]["threshold"]`` for the decision.
     """
-    dm = _matrix(metadata, X)
+    X = _rows(metadata, X)
+    dm = xgb.DMatrix(X, feature_names=metadata["feature_columns"])
     out = {}
     for name, booster in boosters.items():
         raw = booster.predict(dm)
         head = metadata["heads"][name]
+        if head["kind"] != "classifier" and head.get("scale"):   # a share of a column (bundle.HeadSpec.scale)
+            raw = np.clip(raw, 0.0, 1.0) * X[:, metadata["feature_columns"].index(head["scale"])]
         out[name] = raw if head["kind"] == "classifier" else TRANSFORMS[head["transform"]][1](raw)
     return out
 
@@ -156,6 +158,8 @@ def metadata_from(result, command: str) -> dict:
         "heads": {
             name: {"kind": r.spec.kind, "transform": r.spec.transform, "threshold": float(r.head.threshold),
                    **({"decision_threshold": float(r.head.decision_threshold)} if r.spec.kind == "classifier" else {}),
+                   **({"scale": r.spec.scale} if r.spec.scale else {}),
+                   **({"objective": r.spec.objective} if r.spec.objective else {}),
                    "registered_name": r.spec.registered_name,
                    "metrics": {k: v for k, v in summary.items() if k.startswith(f"{name}.")}}
             for name, r in result.heads.items()

@@ -28,10 +28,11 @@ GOALS = (
     ("regs.mae", "<=", 12.0),
     ("spill.f1_gain_over_threshold", ">=", 0.10),
 )
-# The group heads' goals (issue #13), read on dataset v2's test rows (``v2.`` metrics, train/group_report.py).
+# The group heads' goals (issue #29, raised from issue #13's 0.98 / 0.93), read on dataset v2's test rows
+# (``v2.`` metrics, train/group_report.py).
 GROUP_GOALS = (
-    ("v2.spill.auc", ">=", 0.98),
-    ("v2.spill.holdout_min_auc", ">=", 0.93),
+    ("v2.spill.auc", ">=", 0.985),
+    ("v2.spill.holdout_min_auc", ">=", 0.95),
     ("v2.regs.mae", "<=", 8.0),
 )
 # The Inductor handler's heads' goals (issue #25), read on dataset v3's test rows and held-out v3 kinds.
@@ -164,13 +165,17 @@ def dataset_parts(table: TrainingTable, test: np.ndarray) -> list[tuple[int, np.
 
 
 def run(table: TrainingTable, target: str = "all", params: XGBParams | None = None, test_size: float = 0.25,
-        holdout: bool = True, baselines: bool = True, log=print, baseline_factory=all_baselines) -> TrainResult:
+        holdout: bool = True, baselines: bool = True, log=print, baseline_factory=all_baselines,
+        head_specs: dict[str, HeadSpec] | None = None) -> TrainResult:
     """Fit and score the heads of ``target`` (and the spill baselines ``baseline_factory`` makes) on ``table``.
+
+    ``head_specs``: the heads to choose from (default v1's, :data:`costfuse.cost_models.bundle.HEADS`).
 
     ``log`` receives one progress line per fit.
     """
     params = params or XGBParams()
-    specs = [s for s in heads_for(target) if s.name != "latency" or table.has_latency]
+    specs = [s for s in (heads_for(target, head_specs) if head_specs else heads_for(target))
+             if s.name != "latency" or table.has_latency]
     split = grouped_split(table.groups, test_size, params.seed)
     heads: dict[str, HeadResult] = {}
     for spec in specs:
@@ -197,6 +202,8 @@ def run(table: TrainingTable, target: str = "all", params: XGBParams | None = No
                 f"baselines on {int(hs.train.sum())} rows, test {int(hs.test.sum())}")
             parts = dataset_parts(table, hs.test)
             for res in heads.values():
+                if not (hs.test & ~np.isnan(labels(table, res.spec).astype(float))).any():
+                    continue   # no label of this head in the held-out family (latency of a v1 family): no score
                 h = fit_head(res.spec, table, hs.train, params)
                 if h is not None:
                     res.holdout[family] = score_head(res.spec, h, table, hs.test).metrics

@@ -36,7 +36,7 @@ import numpy as np
 
 from costfuse.cost_models.forest import Forest, flatten
 from costfuse.featurize.columns import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
-from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION
+from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, GROUP_SCHEMAS
 from costfuse.targets import arch_name
 
 FORMAT = "costfuse-model/1"
@@ -56,13 +56,21 @@ predictions)."""
 
 @dataclass(frozen=True)
 class HeadSpec:
-    """What a head predicts: its kind, target transform, and the ``--target`` group it belongs to."""
+    """What a head predicts: its kind, target transform, and the ``--target`` group it belongs to.
+
+    ``scale``: a feature column the (transformed) target is a share of: the booster learns
+    ``target / X[scale]`` and predicts ``clip(score, 0, 1) x X[scale]``, so the prediction never exceeds that
+    column (the group register head: registers as a share of the warps' register cap, which a spilling
+    kernel saturates; issue #29).  ``objective``: XGBoost's objective when not its default.
+    """
 
     name: str
     kind: str          # "classifier" | "regressor"
     transform: str     # key of TRANSFORMS
     target: str        # "spills" | "regs" | "latency"
     registered_name: str
+    scale: str = ""
+    objective: str = ""
 
 
 HEADS: dict[str, HeadSpec] = {h.name: h for h in (
@@ -71,10 +79,26 @@ HEADS: dict[str, HeadSpec] = {h.name: h for h in (
     HeadSpec("regs", "regressor", "none", "regs", "costfuse-regs"),
     HeadSpec("latency", "regressor", "log", "latency", "costfuse-latency"),
 )}
+GROUP_HEADS: dict[str, HeadSpec] = {**HEADS, "regs": HeadSpec("regs", "regressor", "none", "regs", "costfuse-regs",
+                                                              scale="regs_available", objective="reg:absoluteerror")}
+"""The group heads' specs: v1's, but registers are learned as a share of the register cap
+(``regs_available``) with an absolute-error objective (the register goal is an MAE), and predicted as at most
+the cap (issue #29: a spilling kernel reports the cap; the head must not exceed it)."""
 KINDS = ("classifier", "regressor")
-SCHEMAS = {FEATURE_SCHEMA_VERSION: FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION: GROUP_FEATURE_COLUMNS}
+SCHEMAS = {FEATURE_SCHEMA_VERSION: FEATURE_COLUMNS, **GROUP_SCHEMAS}
 """Feature schemas a bundle may be trained on: v1, one fused generic at a config (the elementwise pass);
-v2, a kernel group at a launch (``featurize/group_features.py``, the group pass)."""
+v2 and v3, a kernel group at a launch (``featurize/group_features.py``, the group pass; v3 appends the
+local-memory columns to v2's, so this code still feeds a v2 bundle the columns it was trained on)."""
+
+
+def schema_family(version) -> tuple[int, ...]:
+    """The feature schemas one featurizer serves: every group schema for a group one, else ``version`` alone."""
+    return tuple(GROUP_SCHEMAS) if version in GROUP_SCHEMAS else (version,)
+
+
+def current_columns(version) -> tuple[str, ...]:
+    """The columns this code's featurizer computes for a bundle of feature schema ``version``."""
+    return GROUP_FEATURE_COLUMNS if version in GROUP_SCHEMAS else SCHEMAS[version]
 NEEDS_XGBOOST = ("its trees need XGBoost (objective or tree type not evaluable in NumPy), which is not installed: "
                  "pip install xgboost")
 
@@ -99,7 +123,8 @@ def read_json(path: Path) -> tuple[bytes, Any]:
 
 def check_schema(metadata: Any, where: str, schema: int | None = FEATURE_SCHEMA_VERSION) -> None:
     """Raise :class:`BundleError` unless ``metadata`` is a CostFuse model of feature schema ``schema``
-    (``None``: any schema in :data:`SCHEMAS`) with exactly that schema's columns.
+    (``None``: any schema in :data:`SCHEMAS`; a group schema: any group schema, :func:`schema_family`)
+    with exactly that schema's columns.
 
     A model fed columns it was not trained on predicts garbage silently, so we fail loudly instead.
     """
@@ -107,9 +132,9 @@ def check_schema(metadata: Any, where: str, schema: int | None = FEATURE_SCHEMA_
         found = metadata.get("format") if isinstance(metadata, dict) else type(metadata).__name__
         raise BundleError(f"{where}: not a CostFuse model (format {found!r}, expected {FORMAT})")
     version = metadata.get("feature_schema_version")
-    expected = schema if schema is not None else version
-    if version != expected or version not in SCHEMAS:
-        computes = f"v{schema}" if schema is not None else " or ".join(f"v{v}" for v in SCHEMAS)
+    expected = schema_family(schema) if schema is not None else tuple(SCHEMAS)
+    if version not in expected or version not in SCHEMAS:
+        computes = " or ".join(f"v{v}" for v in expected)
         raise BundleError(
             f"{where}: trained on feature schema v{version}, but this featurize computes {computes}; "
             "retrain it (costfuse-train --data DIR --export DIR) or use a matching CostFuse version")
@@ -129,6 +154,8 @@ def check_schema(metadata: Any, where: str, schema: int | None = FEATURE_SCHEMA_
                               f"({', '.join(TRANSFORMS)}), a threshold and a file")
         if not isinstance(head.get("decision_threshold", 0.0), (int, float)):
             raise BundleError(f"{where}: head {name!r} has a decision_threshold that is not a number")
+        if head.get("scale", "") and head["scale"] not in columns:
+            raise BundleError(f"{where}: head {name!r} is scaled by {head['scale']!r}, not a feature column")
 
 
 def arch_problem(metadata: dict, arch: str) -> str | None:
@@ -184,19 +211,29 @@ class Head:
     raw: bytes = field(repr=False)
     forest: Forest | None = field(repr=False)
     _booster: Any = field(default=None, repr=False)
+    take: np.ndarray | None = field(default=None, repr=False)   # its columns among this code's, if they differ
+    width: int = 0                 # this code's columns (rows of that width are mapped through ``take``)
+    scale: int | None = None       # index of the ``scale`` column among the head's own columns
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """Predictions for rows ``X`` (shape ``(n, len(FEATURE_COLUMNS))``), shape ``(n,)``, in natural units.
+        """Predictions for rows ``X`` (shape ``(n, columns)``: this code's featurizer's columns, or the
+        bundle's own), shape ``(n,)``, in natural units.
 
         A classifier gives P(positive); compare it with ``spec["threshold"]``.
         """
         X = np.asarray(X, float)
+        if self.take is not None and X.ndim == 2 and X.shape[1] == self.width:
+            X = X[:, self.take]
         if self.forest is not None and (len(X) <= SMALL_BATCH or not _xgboost_installed()):
             out = self.forest.predict(X)
         else:
             out = self.booster().inplace_predict(X)
         out = np.asarray(out, float).reshape(len(X))
-        return out if self.spec["kind"] == "classifier" else TRANSFORMS[self.spec["transform"]][1](out)
+        if self.spec["kind"] == "classifier":
+            return out
+        if self.scale is not None:
+            out = np.clip(out, 0.0, 1.0) * X[:, self.scale]
+        return TRANSFORMS[self.spec["transform"]][1](out)
 
     def booster(self):
         """This head as an ``xgboost.Booster`` on one thread (XGBoost is imported here, on first use)."""
@@ -235,6 +272,8 @@ def load_bundle(directory: str | Path, heads: tuple[str, ...] | None = None, met
         metadata = read_json(directory / METADATA_FILE)[1]
     where = where or str(directory)
     check_schema(metadata, where, schema)
+    columns, current = list(metadata["feature_columns"]), current_columns(metadata["feature_schema_version"])
+    take = None if columns == list(current) else np.array([current.index(c) for c in columns], np.intp)
     loaded = {}
     for name, spec in metadata["heads"].items():
         if heads is not None and name not in heads:
@@ -247,7 +286,8 @@ def load_bundle(directory: str | Path, heads: tuple[str, ...] | None = None, met
             raise BundleError(f"{path}: not an XGBoost JSON model ({type(err).__name__}: {err})") from None
         if forest is None and not _xgboost_installed():  # say so now, not at the first large prediction
             raise BundleError(f"{path}: {NEEDS_XGBOOST}")
-        loaded[name] = Head(name, spec, str(path), raw, forest)
+        scale = columns.index(spec["scale"]) if spec.get("scale") else None
+        loaded[name] = Head(name, spec, str(path), raw, forest, take=take, width=len(current), scale=scale)
     return Bundle({**metadata, "heads": {n: metadata["heads"][n] for n in loaded}}, loaded)
 
 
@@ -258,7 +298,7 @@ INDUCTOR_REGISTRY_PREFIX = "costfuse-inductor-"
 ``costfuse-inductor-spill``, ..."""
 SCHEMA_ROLE = {
     FEATURE_SCHEMA_VERSION: ("v1's edge heads", "--model", "--fusion elementwise"),
-    GROUP_FEATURE_SCHEMA_VERSION: ("kernel-group heads", "--group-model", "--fusion groups"),
+    **{v: ("kernel-group heads", "--group-model", "--fusion groups") for v in GROUP_SCHEMAS},
 }
 """Per feature schema: what its bundle holds, the option that takes it, and the fusion mode that uses it."""
 
@@ -266,7 +306,7 @@ SCHEMA_ROLE = {
 def registered_name(spec: HeadSpec, schema: int = FEATURE_SCHEMA_VERSION, inductor: bool = False) -> str:
     """The registry name of head ``spec`` in a bundle of feature schema ``schema``; ``inductor``: group heads
     trained on Inductor's kernels (the handler's, ``costfuse-inductor-spill``, ...)."""
-    if schema == GROUP_FEATURE_SCHEMA_VERSION:
+    if schema in GROUP_SCHEMAS:
         prefix = INDUCTOR_REGISTRY_PREFIX if inductor else GROUP_REGISTRY_PREFIX
         return spec.registered_name.replace("costfuse-", prefix, 1)
     return spec.registered_name
@@ -291,10 +331,11 @@ def load_model(source: str, heads: tuple[str, ...], schema: int, tracking_uri: s
     else:
         bundle = load_bundle(source, heads, schema=None)
     found = bundle.metadata.get("feature_schema_version")   # a known one: load_bundle checked it
-    if found in SCHEMA_ROLE and found != schema:
+    if found in SCHEMA_ROLE and found not in schema_family(schema):
         what, its_option, its_fusion = SCHEMA_ROLE[found]
         raise BundleError(f"{source}: holds {what} (feature schema v{found}), but {option} takes "
-                          f"{SCHEMA_ROLE[schema][0]} (v{schema}); pass it as {its_option}, with {its_fusion}")
+                          f"{SCHEMA_ROLE[schema][0]} ({' or '.join(f'v{v}' for v in schema_family(schema))}); "
+                          f"pass it as {its_option}, with {its_fusion}")
     return bundle
 
 

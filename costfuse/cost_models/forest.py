@@ -34,6 +34,7 @@ import numpy as np
 OBJECTIVES = {
     "binary:logistic": (lambda m: 1.0 / (1.0 + np.exp(-m)), lambda p: -np.log(np.float32(1) / p - np.float32(1))),
     "reg:squarederror": (lambda m: m, lambda p: p),
+    "reg:absoluteerror": (lambda m: m, lambda p: p),
 }
 """Objective -> (margin to prediction, ``base_score`` to margin): the objectives ``train.fit`` uses."""
 

@@ -2,7 +2,7 @@
 
 For a candidate group (a :class:`costfuse.kernel.KernelShape`), :meth:`LearnedGroups.best_config`
 
-1. featurizes every config of its space in one call (:mod:`featurize.group_features`, schema v2);
+1. featurizes every config of its space in one call (:mod:`featurize.group_features`, group schema v3);
 2. predicts P(spill), spill bytes and registers per config with the group heads
    (``costfuse/models/groups/``, trained on dataset v2 + v1's row kernels by
    ``costfuse-train --data data/sm90_v2 --data data/sm90_v1``);
@@ -45,7 +45,9 @@ from costfuse.cost_models.bundle import (
     Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, load_model, require_arch,
 )
 from costfuse.cost_models.group_time import score_configs
-from costfuse.featurize.group_features import GROUP_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features
+from costfuse.featurize.group_features import (
+    GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features,
+)
 from costfuse.launch import config_space
 from costfuse.policy import GroupPolicy
 from costfuse.targets import get_target
@@ -58,7 +60,7 @@ NOT_AN_OPTION = {"cli": False}   # a field the CLI does not offer as an option
 
 
 def load_group_heads(model: str = "", tracking_uri: str = "") -> Bundle:
-    """The group heads (feature schema v2) in ``model``: a bundle folder or ``models:/NAME@ALIAS`` (the
+    """The group heads (group feature schema v2 or v3: an older bundle takes its own columns) in ``model``: a bundle folder or ``models:/NAME@ALIAS`` (the
     heads registered as ``costfuse-group-...`` at that alias); default the shipped ``costfuse/models/groups``.
     A file is refused, and v1's edge heads are named for what they are
     (:func:`costfuse.cost_models.bundle.load_model`)."""
@@ -86,10 +88,12 @@ class GroupHeads:
 
     def __post_init__(self):
         meta = self.bundle.metadata
-        self._columns = list(meta["feature_columns"])
+        # Rows come in this code's columns; a bundle of an older schema knows a prefix of them (its heads
+        # take theirs: bundle.load_bundle), and the columns it never saw have no range to leave.
+        self._columns = list(GROUP_FEATURE_COLUMNS)
         ranges = meta["feature_ranges"]
-        self._lo = np.array([ranges[c][0] for c in self._columns])
-        self._hi = np.array([ranges[c][1] for c in self._columns])
+        self._lo = np.array([ranges[c][0] if c in ranges else -np.inf for c in self._columns])
+        self._hi = np.array([ranges[c][1] if c in ranges else np.inf for c in self._columns])
         self._group_cols = np.array([c in GROUP_COLUMNS for c in self._columns])
         if self.spill_cut not in SPILL_CUTS:
             raise ValueError(f"--spill-cut must be one of {', '.join(SPILL_CUTS)}, got {self.spill_cut!r}")

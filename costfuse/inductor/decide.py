@@ -63,8 +63,9 @@ class Pick:
 
 
 def model_uuid(heads: GroupHeads, mode: str) -> str:
-    """``costfuse-MODE-v2-HASH``: the handler's mode, the feature schema and a hash of the model bundle
-    (its metadata and every head's trees), so Inductor's caches never serve code decided by another model."""
+    """``costfuse-MODE-vN-HASH``: the handler's mode, the group feature schema this code computes (N) and a hash
+    of the model bundle (its metadata and every head's trees), so Inductor's caches never serve code decided by
+    another model."""
     digest = hashlib.sha256(json.dumps(heads.bundle.metadata, sort_keys=True, default=str).encode())
     for name in sorted(heads.bundle.heads):
         digest.update(heads.bundle.heads[name].raw)
@@ -125,7 +126,7 @@ class Decider:
         return Pick(est.launch, float(est.regs), p, est.reason)
 
     def features(self, kernel, launches: list[KernelLaunch]) -> np.ndarray:
-        """Feature rows (schema v2) of ``kernel`` at ``launches``."""
+        """Feature rows (group schema v3) of ``kernel`` at ``launches``."""
         return group_features(kernel, launches, self.arch, kernel.group_columns)
 
     def predict(self, kernel, launches: list[KernelLaunch]) -> dict[str, np.ndarray]:

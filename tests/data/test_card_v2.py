@@ -158,6 +158,9 @@ def test_card_shows_the_sections_and_embeds_the_plots(v2):
     assert "| (4K, 16K] | 5 | 2 | 0.4 | 40 | – | 0.667 | 0 |" in text
     assert "| sampled | 3 | 3 | 1 | 255 |" in text
     assert "`row_random` programs draw none" in text
+    # every compiled config's spill kind (data/spill_kind.py): the three that spill do so at the cap
+    assert "## Spill kinds (`data/spill_kind.py`)" in text
+    assert "| none | 4 | 0.571 | 40 |" in text and "| pressure | 3 | 0.429 | 255 |" in text
     for stem in ("spill_by_kind", "spill_by_n", "spill_by_warps", "regs_by_mode"):
         assert f"(ds_v2_plots/{stem}.png)" in text
         assert (d.parent / "ds_v2_plots" / f"{stem}.png").stat().st_size > 1000

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from costfuse.launch import LaunchConfig
 from costfuse.featurize.group_features import (
-    GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, JOINT_COLUMNS, LAUNCH_COLUMNS, group_features, group_static,
-    launch_for_v1_config,
+    GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, GROUP_SCHEMAS, JOINT_COLUMNS, LAUNCH_COLUMNS,
+    LOCAL_COLUMNS, group_features, group_static, launch_for_v1_config,
 )
 
 from costfuse.graph import function_blocks, generics_in
@@ -35,8 +35,11 @@ def generics():
     return get
 
 
-def test_columns_are_group_then_launch_then_joint(generics):
-    assert GROUP_FEATURE_COLUMNS == GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS
+def test_columns_are_group_then_launch_then_joint_then_local(generics):
+    assert GROUP_FEATURE_COLUMNS == GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS + LOCAL_COLUMNS
+    assert GROUP_FEATURE_SCHEMA_VERSION == 3 and GROUP_SCHEMAS[3] == GROUP_FEATURE_COLUMNS
+    # each schema appends to the one before: an older bundle's columns are a prefix of this code's rows
+    assert GROUP_FEATURE_COLUMNS[:len(GROUP_SCHEMAS[2])] == GROUP_SCHEMAS[2]
     assert len(set(GROUP_FEATURE_COLUMNS)) == len(GROUP_FEATURE_COLUMNS)
     shape = analyze_kernel(generics())
     assert list(group_static(shape)) == list(GROUP_COLUMNS)
@@ -139,3 +142,17 @@ def test_launch_for_v1_config_maps_pointwise_persistent_and_looped(generics):
     odd = analyze_kernel(generics(8, 100, "f32")[:1])
     assert launch_for_v1_config(odd, LaunchConfig(XBLOCK=1, RBLOCK=128, num_warps=1)).mode == "persistent"
     assert launch_for_v1_config(odd, LaunchConfig(XBLOCK=1, RBLOCK=64, num_warps=1)).mode == "looped"
+
+
+def test_local_placement_columns_hold_the_tile_against_the_register_file(generics):
+    """Persistent softmax over 8192 f32 values, 2 live row values: at 1 warp a thread holds 256 elements
+    per value (one value alone is over the 255-register file: none fits), at 16 warps 16 (128 registers
+    of cap: 8 values fit, the 32-word tile fits too)."""
+    shape = analyze_kernel(generics(8, 8192, "f32"))
+    X = group_features(shape, [KernelLaunch("persistent", 1, 8192, 1), KernelLaunch("persistent", 1, 8192, 16)])
+    col = {c: X[:, COL[c]] for c in LOCAL_COLUMNS + ("live_values_per_thread", "regs_available")}
+    np.testing.assert_array_equal(col["tile_bytes_per_thread"], 4 * col["live_values_per_thread"])
+    np.testing.assert_array_equal(col["tile_bytes_per_thread"], [4 * 256 * 2, 4 * 16 * 2])
+    np.testing.assert_allclose(col["value_over_regfile"], [256 / 255, 16 / 128])
+    np.testing.assert_array_equal(col["values_fit_regfile"], [0, 8])
+    np.testing.assert_array_equal(col["local_bytes_est"], [4 * (512 - 255), 0])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from costfuse.cost_models.group_time import score_configs
-from costfuse.featurize.group_features import GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, group_features
+from costfuse.featurize.group_features import GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, LOCAL_COLUMNS, group_features
 from costfuse.featurize.inductor_kernel import FULL, REDUCE, ROWWISE, InductorKernel, KernelBuffer, KernelNode
 from costfuse.launch import KernelLaunch, config_space
 from costfuse.targets import get_target
@@ -83,6 +83,12 @@ def test_the_group_features_and_the_analytical_time_take_an_inductor_kernel():
     scores = score_configs(k, configs, get_target("sm_90"))
     i_p = configs.index(KernelLaunch("persistent", 1, N, 8))
     assert scores.issued_bytes[i_p] == k.issued_bytes("persistent")
+    # the local-memory columns (schema v3) come from the kernel's live row values too: 8192 / 256 threads
+    # = 32 elements of each of its live_full row values per thread, against the 255-register cap at 8 warps
+    local = dict(zip(LOCAL_COLUMNS, X[i_p, [GROUP_FEATURE_COLUMNS.index(c) for c in LOCAL_COLUMNS]]))
+    tile_words = 32 * k.live_full * k.words
+    assert local == {"tile_bytes_per_thread": 4 * tile_words, "value_over_regfile": 32 / 255,
+                     "values_fit_regfile": 7, "local_bytes_est": 4 * max(0, tile_words - 255)}
 
 
 def test_dram_bytes_leave_out_the_rereads_l2_holds():

@@ -40,7 +40,7 @@ def test_the_v2_table_has_the_group_features_and_its_dataset(group_v2_dir):
 
     table = load_group_table([group_v2_dir])
     assert list(table.X.columns) == list(GROUP_FEATURE_COLUMNS)
-    assert table.schema == (GROUP_FEATURE_SCHEMA_VERSION, GROUP_FEATURE_COLUMNS) == (2, GROUP_FEATURE_COLUMNS)
+    assert table.schema == (GROUP_FEATURE_SCHEMA_VERSION, GROUP_FEATURE_COLUMNS) == (3, GROUP_FEATURE_COLUMNS)
     stored = read_dataset(group_v2_dir, 2)
     assert len(table) == int((stored.status == "ok").sum()) and np.isfinite(table.X.to_numpy()).all()
     rows = table.rows
@@ -50,6 +50,14 @@ def test_the_v2_table_has_the_group_features_and_its_dataset(group_v2_dir):
     assert table.spills.any() and not table.spills.all()
     modes = table.X[["mode_pointwise", "mode_persistent", "mode_looped"]].to_numpy()
     assert (modes.sum(axis=1) == 1).all() and (modes[:, 0] == 1).tolist() == (rows["mode"] == "pointwise").tolist()
+    # every row has its spill kind, from its ptxas figures against its launch's register cap
+    from costfuse.data.spill_kind import spill_kind
+
+    assert set(rows["spill_kind"]) <= {"none", "pressure", "collapse", "tiny"}
+    assert (rows["spill_kind"] != "none").tolist() == table.spills.tolist()
+    assert rows["spill_kind"].tolist() == list(spill_kind(rows["regs"], rows["spill_store_bytes"],
+                                                          rows["spill_load_bytes"], rows["stack_bytes"],
+                                                          table.X["regs_available"]))
 
 
 def test_v1_row_kernels_join_the_v2_rows(group_v2_dir, v1_dir):
@@ -82,9 +90,12 @@ def test_several_v1_directories_without_v2_are_refused(v1_dir, tmp_path):
 def test_costfuse_train_on_v2_exports_group_heads(group_run):
     assert group_run.code == 0, group_run.err
     meta = json.loads((group_run.bundle / "metadata.json").read_text())
-    assert meta["feature_schema_version"] == 2 and meta["feature_columns"] == list(GROUP_FEATURE_COLUMNS)
+    assert meta["feature_schema_version"] == 3 and meta["feature_columns"] == list(GROUP_FEATURE_COLUMNS)
     assert set(meta["feature_ranges"]) == set(GROUP_FEATURE_COLUMNS) and meta["arch"] == "sm_90"
     assert set(meta["heads"]) == {"spill", "spill_bytes", "regs"}
+    # the register head learns a share of the register cap, by absolute error (bundle.GROUP_HEADS)
+    assert (meta["heads"]["regs"]["scale"], meta["heads"]["regs"]["objective"]) == ("regs_available",
+                                                                                    "reg:absoluteerror")
     assert all((group_run.bundle / h["file"]).is_file() for h in meta["heads"].values())
     assert "v2.spill.auc" in meta["metrics"]
 
@@ -97,6 +108,8 @@ def test_the_report_has_the_v2_section_and_the_group_goals(group_run):
         assert goal in report.split("\ngoals\n")[1], goal
     for rule in ("inductor_rule", "xla_rule", "live_values", "threshold", "histgb"):
         assert rule in report.split("dataset v2 (kernel groups) only")[1], rule
+    assert "spill kinds, all v2 rows: none " in report and "spill kinds, v2 test rows: none " in report
+    assert "(by spill kind: none " in report
     assert "exported model bundle to" in report
 
 
@@ -124,16 +137,17 @@ def test_xla_rule_marks_tiles_above_its_register_fraction():
     assert XlaRule().predict(_rows(launches)).tolist() == [False, True, True, False]
 
 
-def test_a_group_bundle_is_refused_as_v1_and_loads_as_v2(group_run):
+def test_a_group_bundle_is_refused_as_v1_and_loads_as_a_group_bundle(group_run):
     from costfuse.cost_models.bundle import BundleError, load_bundle
 
     assert group_run.code == 0, group_run.err
     with pytest.raises(BundleError) as exc:
         load_bundle(group_run.bundle)
     message = str(exc.value)
-    assert "\n" not in message and "trained on feature schema v2, but this featurize computes v1" in message
-    bundle = load_bundle(group_run.bundle, schema=2)
-    assert set(bundle.heads) == {"spill", "spill_bytes", "regs"} and bundle.metadata["feature_schema_version"] == 2
+    assert "\n" not in message and "trained on feature schema v3, but this featurize computes v1" in message
+    bundle = load_bundle(group_run.bundle, schema=3)
+    assert set(bundle.heads) == {"spill", "spill_bytes", "regs"} and bundle.metadata["feature_schema_version"] == 3
+    assert set(load_bundle(group_run.bundle, schema=2).heads) == set(bundle.heads)   # a group schema: either
     assert set(load_bundle(group_run.bundle, schema=None).heads) == set(bundle.heads)
 
 
@@ -143,12 +157,12 @@ def test_the_trainer_reads_a_group_bundle_back_and_names_an_unknown_schema(group
 
     assert group_run.code == 0, group_run.err
     boosters, meta = load_model(group_run.bundle)
-    assert set(boosters) == {"spill", "spill_bytes", "regs"} and meta["feature_schema_version"] == 2
+    assert set(boosters) == {"spill", "spill_bytes", "regs"} and meta["feature_schema_version"] == 3
     future = tmp_path / "future"
     shutil.copytree(group_run.bundle, future)
     meta["feature_schema_version"] = 99
     (future / "metadata.json").write_text(json.dumps(meta))
-    with pytest.raises(ModelSchemaError, match="trained on feature schema v99, but this featurize computes v1 or v2;"):
+    with pytest.raises(ModelSchemaError, match="trained on feature schema v99, but this featurize computes v1 or v2 or v3;"):
         load_model(future)
 
 
@@ -250,3 +264,37 @@ def test_a_held_out_kind_is_scored_on_each_datasets_own_rows():
     assert dataset_parts(SimpleNamespace(rows=pd.DataFrame({"x": [1]})), np.array([True])) == []
     m = {"auc": 0.97, "auc_v3": 0.91}
     assert holdout_auc(m, 3) == 0.91 and holdout_auc(m, 2) == 0.97 and holdout_auc({"auc": 0.9}, 3) == 0.9
+
+
+def test_the_exported_register_head_never_predicts_past_the_cap(group_run, group_v2_dir):
+    """The pass's reader (bundle.Head) and the trainer's (model_io.predict) both scale the register head's
+    share by each row's ``regs_available`` and agree."""
+    from costfuse.cost_models.bundle import load_bundle
+    from costfuse.train.group_dataset import load_group_table
+    from costfuse.train.model_io import load_model, predict
+
+    assert group_run.code == 0, group_run.err
+    X = load_group_table([group_v2_dir]).X
+    regs = load_bundle(group_run.bundle, ("regs",), schema=3).heads["regs"].predict(X.to_numpy(float))
+    assert (regs <= X["regs_available"].to_numpy() + 1e-9).all() and (regs >= 0).all()
+    boosters, meta = load_model(group_run.bundle)
+    np.testing.assert_allclose(predict(boosters, meta, X)["regs"], regs, rtol=1e-5)
+
+
+def test_a_held_out_family_without_a_heads_labels_is_not_scored_for_it():
+    """Latency labels exist for some families only (dataset v2's GPU runs; none for v1's): holding out a
+    family without any skips the latency head there instead of scoring zero rows (which raised)."""
+    from costfuse.train.dataset import TrainingTable
+    from costfuse.train.fit import XGBParams
+    from costfuse.train.pipeline import run
+
+    rng = np.random.default_rng(0)
+    n = 120
+    X = pd.DataFrame(rng.random((n, 3)), columns=["a", "b", "c"])
+    family = np.array(["timed_a", "timed_b", "untimed"])[np.arange(n) // 40]
+    rows = pd.DataFrame({"program_id": [f"p{i // 4}" for i in range(n)], "family": family,
+                         "regs": 32 + 64 * X["a"], "spill_store_bytes": 0.0, "spill_load_bytes": 0.0,
+                         "latency_us": np.where(family != "untimed", 1 + X["b"], np.nan)})
+    result = run(TrainingTable(X, rows, "h", "synthetic"), "latency", XGBParams(n_estimators=3, n_jobs=1),
+                 holdout=True, baselines=False, log=lambda msg: None)
+    assert set(result.heads["latency"].holdout) == {"timed_a", "timed_b"}

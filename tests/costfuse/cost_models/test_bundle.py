@@ -30,7 +30,7 @@ from costfuse.cost_models.forest import flatten
 from costfuse.cost_models.learned import LearnedEdges, SHIPPED_MODEL_DIR
 from costfuse.featurize.features import FEATURE_COLUMNS
 from helpers.analytical_modules import chain_module
-from helpers.bundles import make_bundle
+from helpers.bundles import group_bundle, make_bundle
 from helpers.errors import one_line
 
 REPO = Path(__file__).resolve().parents[3]
@@ -474,9 +474,9 @@ def test_check_schema_names_what_it_found_instead_of_a_model(v1_metadata):
 def test_check_schema_holds_a_model_to_the_schema_asked_for(v1_metadata):
     retrain = "retrain it (costfuse-train --data DIR --export DIR) or use a matching CostFuse version"
     assert _schema_error(v1_metadata, 2) == (
-        f"m: trained on feature schema v1, but this featurize computes v2; {retrain}")
+        f"m: trained on feature schema v1, but this featurize computes v2 or v3; {retrain}")
     assert _schema_error({**v1_metadata, "feature_schema_version": 7}, None) == (
-        f"m: trained on feature schema v7, but this featurize computes v1 or v2; {retrain}")
+        f"m: trained on feature schema v7, but this featurize computes v1 or v2 or v3; {retrain}")
     check_schema(v1_metadata, "m", None)  # None: any known schema
     check_schema(v1_metadata, "m", 1)
 
@@ -530,9 +530,41 @@ def test_load_bundle_keeps_to_the_schema_asked_for():
     from costfuse.featurize.group_features import GROUP_FEATURE_SCHEMA_VERSION
 
     groups = learned_mod.SHIPPED_MODEL_DIR / "groups"
-    assert load_bundle(groups, schema=GROUP_FEATURE_SCHEMA_VERSION).metadata["feature_schema_version"] == 2
-    with pytest.raises(BundleError, match="trained on feature schema v2, but this featurize computes v1"):
+    shipped = load_bundle(groups, schema=GROUP_FEATURE_SCHEMA_VERSION).metadata["feature_schema_version"]
+    with pytest.raises(BundleError, match=f"trained on feature schema v{shipped}, but this featurize computes v1"):
         load_bundle(groups)
+
+
+def test_a_group_bundle_of_an_older_schema_takes_its_own_columns_from_this_codes_rows(tmp_path):
+    """A schema-v2 group bundle under schema-v3 featurize: rows of this code's columns go to its heads as the
+    v2 prefix they were trained on (so such a bundle keeps working), and rows of its own width as they are;
+    a bundle whose columns are not one schema's is still refused."""
+    from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_SCHEMAS
+
+    v2 = group_bundle(tmp_path / "v2", GROUP_SCHEMAS[2], 2)
+    head = load_bundle(v2, schema=3).heads["regs"]
+    rng = np.random.default_rng(1)
+    X = rng.random((5, len(GROUP_FEATURE_COLUMNS)))
+    np.testing.assert_allclose(head.predict(X), head.predict(X[:, :len(GROUP_SCHEMAS[2])]))
+    meta = json.loads((v2 / "metadata.json").read_text())
+    meta["feature_columns"] = list(GROUP_FEATURE_COLUMNS)      # v3's columns, labelled v2
+    with pytest.raises(BundleError, match="feature columns differ from featurize's schema v2 columns"):
+        check_schema(meta, "m", 3)
+
+
+def test_a_scaled_head_predicts_a_share_of_its_column_never_above_it(tmp_path):
+    """``scale`` (bundle.HeadSpec): the booster's output is a share of the column, clipped to [0, 1]."""
+    from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS
+
+    d = group_bundle(tmp_path / "v3", GROUP_FEATURE_COLUMNS, 3, scale="regs_available", share=1.7)
+    head = load_bundle(d, schema=3).heads["regs"]
+    X = np.random.default_rng(2).random((4, len(GROUP_FEATURE_COLUMNS)))
+    X[:, GROUP_FEATURE_COLUMNS.index("regs_available")] = [32, 64, 128, 255]
+    np.testing.assert_allclose(head.predict(X), [32, 64, 128, 255])    # a share of 1.7 is clipped to the column
+    meta = json.loads((d / "metadata.json").read_text())
+    meta["heads"]["regs"]["scale"] = "no_such_column"
+    with pytest.raises(BundleError, match="head 'regs' is scaled by 'no_such_column', not a feature column"):
+        check_schema(meta, "m", 3)
 
 
 def test_load_bundle_heads_know_their_name_and_file(bundle_dir):
