@@ -156,6 +156,14 @@ def _cfg(c: dict) -> str:
     return f"{mode} x{c['xblock']} r{c['rblock']} w{c['num_warps']}"
 
 
+def model_text() -> str:
+    """The handler's default heads, as the report names them."""
+    meta = json.loads((REPO / "costfuse" / "models" / "inductor" / "metadata.json").read_text())
+    return (f"the handler's heads (`costfuse/models/inductor/`, trained on {meta['dataset']}: Inductor's own "
+            "kernels of the workload kinds, blocks `seen` below, at random sizes, with CostFuse's groups; "
+            "the `unseen` blocks are in no dataset)")
+
+
 def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, errors: list[dict],
              rule: str = "") -> str:
     out = [
@@ -165,8 +173,7 @@ def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, 
         "",
         f"Run: {conditions()}. Inductor's CUDA kernels for sm_90 generated on this CPU "
         "(docs/inductor.md), every config compiled with Triton's ptxas (`costfuse.data.compile`). "
-        "The model is the shipped group heads (`costfuse/models/groups/`, trained on CostFuse's own lowering, "
-        f"not on Inductor's kernels), deciding at the spill head's `{spill_cut}` cut; the rule: {rule}. "
+        f"The model is {model_text()}, deciding at the spill head's `{spill_cut}` cut; the rule: {rule}. "
         "GPU latency: not measured.",
         "",
         "## Goals",
@@ -252,7 +259,7 @@ def plot(rows: list[dict], path: Path) -> None:
         ys = [a for _, a, s in pts if s == spills]
         ax.scatter(xs, ys, s=12, c=color, label=label)
     ax.plot([0, 260], [0, 260], "k--", lw=0.8)
-    ax.set_xlabel("registers predicted by the shipped group heads")
+    ax.set_xlabel("registers predicted by the handler's heads")
     ax.set_ylabel("registers under ptxas (sm_90)")
     ax.set_title("Inductor's kernels: predicted vs compiled")
     ax.legend()
@@ -271,10 +278,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fastest", action="store_true", help="the fastest predicted spill-free config of every mode, "
                     "not persistent first (Decider.persistent_first = False)")
     ap.add_argument("--kernels", default=str(RESULTS / "inductor_report_kernels.jsonl"))
+    ap.add_argument("--render", action="store_true", help="write the report from the --kernels file a run saved, "
+                    "compiling and timing nothing (the figures are that run's)")
     add_report_arg(ap, "inductor_report")
     args = ap.parse_args(argv)
-    rows = run(args.only, args.jobs, args.timeout, args.repeats, args.spill_cut, not args.fastest)
-    Path(args.kernels).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    if args.render:
+        rows = [json.loads(line) for line in Path(args.kernels).read_text().splitlines() if line.strip()]
+    else:
+        rows = run(args.only, args.jobs, args.timeout, args.repeats, args.spill_cut, not args.fastest)
+        Path(args.kernels).write_text("".join(json.dumps(r) + "\n" for r in rows))
     errors = [r for r in rows if "error" in r]
     rows = [r for r in rows if "error" not in r]
     png = Path(args.report).with_suffix(".png") if args.report != "-" else RESULTS / "inductor_report.png"
@@ -283,8 +295,16 @@ def main(argv: list[str] | None = None) -> int:
 
     rule = "the fastest predicted spill-free config of every mode" if args.fastest else \
         "persistent when some persistent config is predicted spill-free, then the fastest"
-    text = markdown(rows, summarize(rows), command_line("inductor_report.py", argv), png.name,
+    command = command_line("inductor_report.py", argv)
+    text = markdown(rows, summarize(rows), command, png.name,
                     args.spill_cut or HANDLER_SPILL_CUT, errors, rule)
+    if args.render:
+        import datetime
+
+        written = datetime.datetime.fromtimestamp(Path(args.kernels).stat().st_mtime, datetime.timezone.utc)
+        text = text.replace(f"Command: `{command}`", f"Command: `{command}`, from the kernels "
+                            f"`{Path(args.kernels).name}` that a full run wrote at {written:%Y-%m-%d %H:%M} UTC "
+                            "(the figures are that run's; the conditions below are the rendering's)", 1)
     emit(text, args.report)
     return 0
 
