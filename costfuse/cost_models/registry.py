@@ -21,7 +21,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from costfuse.cost_models.bundle import (
-    GROUP_FEATURE_SCHEMA_VERSION, GROUP_REGISTRY_PREFIX, HEADS, INDUCTOR_REGISTRY_PREFIX, METADATA_FILE, Bundle, BundleError, load_bundle,
+    GROUP_FEATURE_SCHEMA_VERSION, GROUP_REGISTRY_PREFIX, HEADS, INDUCTOR_REGISTRY_PREFIX, METADATA_FILE, Bundle,
+    BundleError, load_bundle,
     registered_name,
 )
 
