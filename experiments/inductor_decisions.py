@@ -52,6 +52,7 @@ def test_kernels(model: Path, seed: int = 0):
     from costfuse.train.splits import grouped_split
 
     meta = json.loads((model / "metadata.json").read_text())
+    require_trained_data(meta)
     table = load_group_table([REPO / d.strip() for d in meta["dataset"].split("+")])
     split = grouped_split(table.groups, 0.25, seed)
     test = table.rows[split.test & (table.rows["dataset_version"] == 3).to_numpy()]
@@ -62,6 +63,19 @@ def test_kernels(model: Path, seed: int = 0):
     df = df[(df["status"] == "ok") & df["kernel_desc"].notna() & df["heuristic"].isin(REDUCTIONS)
             & df["program_id"].isin(set(test["program_id"]))]
     return df.drop_duplicates("source_hash").reset_index(drop=True), test["program_id"].nunique()
+
+
+def require_trained_data(meta: dict) -> None:
+    """Refuse when the bundle's datasets changed since it was trained (``dataset_hash``): the grouped split
+    of the grown table would put programs the heads were trained on among the test ones.  Retrain first."""
+    from costfuse.train.dataset import dataset_hash
+
+    dirs = [d.strip() for d in meta["dataset"].split("+")]
+    now = "+".join(dataset_hash(REPO / d) for d in dirs)
+    if now != meta["dataset_hash"]:
+        raise SystemExit(f"inductor_decisions: {' + '.join(dirs)} changed since the model was trained (dataset "
+                         f"hash {now}, the model's {meta['dataset_hash']}): its test split is no longer the one the "
+                         "heads were held out from; retrain the model on the data as it is (docs/training.md)")
 
 
 def decision_configs(decider, kernel, mode: str, top: int):

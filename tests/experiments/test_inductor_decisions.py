@@ -46,3 +46,11 @@ def test_the_pick_comes_first_then_the_faster_configs_the_heads_turned_down(redu
         assert (t[1:] < t[0]).all()                 # each turned-down config is ranked faster than the pick
         seen_rejections |= len(launches) > 1
     assert seen_rejections, "no kernel here had a faster config the heads turned down: the test shows nothing"
+
+
+def test_a_model_trained_on_other_data_is_refused_not_scored(tmp_path):
+    """Scoring on a grown dataset would split it afresh and test programs the heads were trained on."""
+    meta = json.loads((idec.SHIPPED / "metadata.json").read_text())
+    idec.require_trained_data(meta)                       # the shipped heads match the shipped data
+    with pytest.raises(SystemExit, match="changed since the model was trained"):
+        idec.require_trained_data({**meta, "dataset_hash": "0" * 16 + "+" + meta["dataset_hash"].split("+", 1)[1]})
