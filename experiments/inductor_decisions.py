@@ -28,6 +28,7 @@ import argparse
 import dataclasses
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,22 +45,27 @@ SHIPPED = REPO / "costfuse" / "models" / "inductor"
 REDUCTIONS = ("reduction", "persistent_reduction")
 
 
+def datasets(meta: dict) -> list[Path]:
+    """The dataset directories a bundle's ``metadata.json`` names (``dataset``: ``A + B + ...``)."""
+    return [REPO / d.strip() for d in meta["dataset"].split("+")]
+
+
 def test_kernels(model: Path, seed: int = 0):
     """One v3 row per reduction kernel (by source hash) of the test programs of ``model``'s training split,
     and the number of test programs: the datasets its ``metadata.json`` names, split as ``costfuse-train``
     splits them."""
+    from costfuse.data.store import read_dataset, shard_version, shards
     from costfuse.train.group_dataset import load_group_table
     from costfuse.train.splits import grouped_split
 
     meta = json.loads((model / "metadata.json").read_text())
     require_trained_data(meta)
-    table = load_group_table([REPO / d.strip() for d in meta["dataset"].split("+")])
+    dirs = datasets(meta)
+    table = load_group_table(dirs)
     split = grouped_split(table.groups, 0.25, seed)
     test = table.rows[split.test & (table.rows["dataset_version"] == 3).to_numpy()]
-    from costfuse.data.store import read_dataset
-
-    directory = next(REPO / d.strip() for d in meta["dataset"].split("+") if "inductor" in d)
-    df = read_dataset(directory, 3)
+    # The kernels' sources and descriptions: the table keeps neither.  The Inductor dataset is the v3 one.
+    df = read_dataset(next(d for d in dirs if shard_version(shards(d)[0]) == 3), 3)
     df = df[(df["status"] == "ok") & df["kernel_desc"].notna() & df["heuristic"].isin(REDUCTIONS)
             & df["program_id"].isin(set(test["program_id"]))]
     return df.drop_duplicates("source_hash").reset_index(drop=True), test["program_id"].nunique()
@@ -70,10 +76,9 @@ def require_trained_data(meta: dict) -> None:
     of the grown table would put programs the heads were trained on among the test ones.  Retrain first."""
     from costfuse.train.dataset import dataset_hash
 
-    dirs = [d.strip() for d in meta["dataset"].split("+")]
-    now = "+".join(dataset_hash(REPO / d) for d in dirs)
+    now = "+".join(dataset_hash(d) for d in datasets(meta))
     if now != meta["dataset_hash"]:
-        raise SystemExit(f"inductor_decisions: {' + '.join(dirs)} changed since the model was trained (dataset "
+        raise SystemExit(f"inductor_decisions: {meta['dataset']} changed since the model was trained (dataset "
                          f"hash {now}, the model's {meta['dataset_hash']}): its test split is no longer the one the "
                          "heads were held out from; retrain the model on the data as it is (docs/training.md)")
 
@@ -107,6 +112,7 @@ def score_at(cut: str, model: Path, rows, top: int, jobs: int) -> Scored:
 
     decider = Decider(str(model), "sm_90", cut)
     tasks, meta, fallbacks, decide_s = [], [], 0, 0.0
+    directory = tempfile.mkdtemp(prefix="costfuse_inductor_decisions_")   # the kernels' module files, one folder
     for r in rows.itertuples():
         kernel = kernel_from_dict(json.loads(r.kernel_desc))
         t0 = time.perf_counter()
@@ -115,7 +121,7 @@ def score_at(cut: str, model: Path, rows, top: int, jobs: int) -> Scored:
         if got is None:
             fallbacks += 1
             continue
-        source = kernel_source(r.kernel_name, r.triton_src)
+        source = kernel_source(r.kernel_name, r.triton_src, directory)
         for launch, predicted, is_pick in zip(*got):
             config = dataclasses.replace(source.compile_config(launch), num_stages=NUM_STAGES)
             tasks.append(CompileTask(source.compile_source(), config, parse_arch("sm_90")))
