@@ -55,6 +55,10 @@ from costfuse.targets import get_target
 SHIPPED_GROUP_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "groups"
 SPILL_CUTS = ("f1", "recall")   # the spill head's threshold / decision_threshold (train/fit.py)
 BATCH = 8           # configs predicted per call: most picks lie among the first few (the trees cost per row)
+SPILL_SLOWDOWN = 5.05
+"""How much slower a kernel runs if a config the heads call spill-free spills after all, for the expected time
+a pick weighs (:func:`learned_pick`'s ``spill_slowdown``): pytorch/pytorch#169256's persistent reduction went
+from 1.46 to 7.38 ms with 19,264 spilled bytes (docs/cost_models.md, "Expected time")."""
 FALLBACK = "fallback: analytical"
 NOT_AN_OPTION = {"cli": False}   # a field the CLI does not offer as an option
 
@@ -214,7 +218,7 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback)
 
 
 def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
-                 static: dict[str, float] | None = None, configs: list | None = None):
+                 static: dict[str, float] | None = None, configs: list | None = None, spill_slowdown: float = 1.0):
     """``(estimate, "")`` of the fastest config of ``shape`` (a :class:`costfuse.row_kernel.RowKernel`)
     predicted spill-free, or ``(None, why)`` when the heads cannot decide: the group lies outside the
     training range, or no config is predicted within ``spill_budget``.  ``static``: the group's
@@ -228,6 +232,19 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     need one or two batches, where predicting the whole space cost 5-15 ms).
     A positive budget lets spill traffic reorder configs, so then every
     config is predicted.
+
+    ``spill_slowdown`` above 1 (zero budget only): the fastest config
+    predicted spill-free fixes the mode (persistent, looped or pointwise: what
+    decides the bytes); among that mode's configs predicted spill-free, the
+    pick is the one of least expected time, ``time * (1 + (spill_slowdown -
+    1) * P(spill))``, the kernel running ``spill_slowdown`` times slower if it
+    spills after all.  The time model parts a mode's configs by a wave or two
+    (well under 1%), and the fastest by a hair is often the one at the edge
+    of the register file, where a miss of the spill head costs most
+    (:data:`SPILL_SLOWDOWN`).
+    The mode stays the time's choice: across modes the bytes differ, and a
+    safer mode that moves more bytes is not what the weight is for.  Batches
+    go on until the next one's fastest time cannot beat the best expected time.
     """
     configs = config_space(shape) if configs is None else configs
     X = group_features(shape, configs, target.arch, static)
@@ -239,6 +256,8 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     batches = [order] if spill_budget > 0 else [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
     scored = 0
     rejected = ["is outside the training range" if o else "" for o in out_of_range]   # for --explain (issue #29)
+    if spill_budget <= 0 and spill_slowdown > 1:
+        return _least_expected_time(heads, X, base, order, spill_slowdown)
     for idx in batches:
         pred = heads.predict(X[idx], spill_bytes=spill_budget > 0)
         scored += len(idx)
@@ -265,6 +284,35 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
                                  + (f"; {why}" if why else ""))
         return replace(est, regs=heads.regs(X[i])), ""
     return None, f"no config of {len(configs)} predicted within the spill budget"
+
+
+def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int], spill_slowdown: float):
+    """:func:`learned_pick` with ``spill_slowdown``: the mode of the fastest config predicted spill-free, then
+    that mode's config predicted spill-free of least expected time (configs in ``order``, fastest first)."""
+    best = None   # (expected time, config index, P(spill))
+    mode, scored, todo = None, 0, list(order)
+    while todo and (best is None or base.time_s[todo[0]] < best[0]):
+        idx, todo = todo[:BATCH], todo[BATCH:]
+        pred = heads.predict(X[idx], spill_bytes=False)
+        scored += len(idx)
+        ok = [k for k in np.flatnonzero(~pred["spills"]) if mode is None or base.configs[idx[k]].mode == mode]
+        if not ok:
+            continue
+        if mode is None:
+            mode = base.configs[idx[ok[0]]].mode
+            ok = [k for k in ok if base.configs[idx[k]].mode == mode]
+            todo = [i for i in todo if base.configs[i].mode == mode]
+        expected = base.time_s[idx] * (1.0 + (spill_slowdown - 1.0) * pred["p_spill"])
+        k = min(ok, key=lambda k: expected[k])
+        if best is None or expected[k] < best[0]:
+            best = (float(expected[k]), idx[k], float(pred["p_spill"][k]))
+    if best is None:
+        return None, f"no config of {len(base.configs)} predicted within the spill budget"
+    _, i, p = best
+    est = base.estimate(i, f"learned: the {mode} config predicted spill-free of least expected time (P(spill)={p:.2f}, "
+                           f"{spill_slowdown:g}x the time if it spills), {scored} of {len(base.configs)} configs "
+                           "predicted in analytical-time order")
+    return replace(est, regs=heads.regs(X[i])), ""
 
 
 def weigh_configs(heads: GroupHeads, shape, target, spill_budget: float, fallback):

@@ -11,8 +11,11 @@ through the learned group policy's own code
 Inductor generates is decided exactly as a Linalg group is:
 
 * :meth:`Decider.pick`: persistent when the heads predict some persistent
-  config spill-free, then the fastest config by the analytical time among
-  those the heads predict spill-free (optionally within one mode);
+  config spill-free, then, among the configs the heads predict spill-free
+  (optionally within one mode), the one of the least expected time: the
+  analytical time, weighted by the chance that the config spills after all
+  (:data:`costfuse.cost_models.learned_groups.SPILL_SLOWDOWN`; without
+  it, 2 of 46 picks spilled in ``experiments/results/inductor_report.md``);
 * :meth:`Decider.predict`: P(spill) and the verdict at given launches (what
   ``prune`` asks of Inductor's candidates);
 * :meth:`Decider.always_spills`: whether every config of the kernel's space is
@@ -32,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from costfuse.cost_models.learned_groups import GroupHeads, learned_pick, load_group_heads
+from costfuse.cost_models.learned_groups import SPILL_SLOWDOWN, GroupHeads, learned_pick, load_group_heads
 from costfuse.inductor.configs import inductor_can_launch
 from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features
 from costfuse.launch import KernelLaunch, config_space
@@ -48,7 +51,7 @@ spilling kernels out (``decision_threshold``), not the F1-best one the pass uses
 CostFuse's own lowering; on Inductor's kernels the F1 cut let picks spill that ptxas caught
 (``experiments/results/inductor_report.md`` is measured at this cut; ``python
 experiments/inductor_report.py --spill-cut f1 --report -`` prints the same report at the F1 cut)."""
-DECISION_RULE = "persistent-first"   # in the uuid: a change of rule must not reuse Inductor's cached code
+DECISION_RULE = f"persistent-first,expected-time-{SPILL_SLOWDOWN:g}"   # in the uuid: a new rule, a new cache key
 BATCH = 8   # configs per prediction call in :meth:`Decider.always_spills` (the answer is usually in the first)
 
 
@@ -87,6 +90,9 @@ class Decider:
     fastest config of every mode.  The analytical time alone nearly always preferred looped configs on
     Inductor's kernels, since its L2 model lets a looped kernel's re-reads hit L2 (an estimate no GPU has
     checked): ``False`` restores that, and ``experiments/results/inductor_report_fastest.md`` measures it."""
+    spill_slowdown: float = SPILL_SLOWDOWN
+    """The expected-time weight (:data:`costfuse.cost_models.learned_groups.SPILL_SLOWDOWN`); 1 ranks by the
+    analytical time alone, the rule that let 2 of 46 picks spill."""
     heads: GroupHeads = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -108,7 +114,7 @@ class Decider:
             persistent = [c for c in space if c.mode == "persistent"]
             if persistent:
                 est, _ = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns,
-                                      configs=persistent)
+                                      configs=persistent, spill_slowdown=self.spill_slowdown)
                 if est is not None:
                     return self._pick(kernel, est), ""
             space = [c for c in space if c.mode != "persistent"]
@@ -116,7 +122,8 @@ class Decider:
             space = [c for c in space if c.mode == mode]
             if not space:
                 return None, f"no {mode} config fits the kernel"
-        est, why = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns, configs=space)
+        est, why = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns, configs=space,
+                                spill_slowdown=self.spill_slowdown)
         if est is None:
             return None, why
         return self._pick(kernel, est), ""

@@ -104,7 +104,7 @@ def test_dram_bytes_leave_out_the_rereads_l2_holds():
 
 def test_the_decider_goes_persistent_when_a_persistent_config_is_predicted_spill_free():
     """Decider.persistent_first: persistent whenever the heads allow it; without it, the fastest config of
-    every mode by the analytical time (what learned_pick alone answers)."""
+    every mode by the expected time (what learned_pick alone answers)."""
     from costfuse.cost_models.learned_groups import learned_pick
     from costfuse.inductor.configs import inductor_can_launch
     from costfuse.inductor.decide import Decider
@@ -116,5 +116,6 @@ def test_the_decider_goes_persistent_when_a_persistent_config_is_predicted_spill
     d.persistent_first = False
     fastest, _ = d.pick(k)
     space = [c for c in config_space(k) if inductor_can_launch(c)]
-    est, _ = learned_pick(d.heads, k, d.target, static=k.group_columns, configs=space)
+    est, _ = learned_pick(d.heads, k, d.target, static=k.group_columns, configs=space,
+                          spill_slowdown=d.spill_slowdown)
     assert fastest.launch == est.launch

@@ -252,3 +252,54 @@ def test_a_looped_pick_says_why_the_persistent_config_of_fewer_bytes_lost(monkey
     assert est.launch.mode == "looped"
     assert re.search(r"; persistent x\d+ r4096 w\d+ moves [\d.]+ MB, not [\d.]+ MB, but is predicted to spill "
                      r"\(P\(spill\)=0\.90\)$", est.reason), est.reason
+
+
+class _RiskyFastest:
+    """Group heads (test stand-ins) that call every config spill-free, the analytically fastest at
+    P(spill) ``p`` and the rest at 0; they count the rows they predict."""
+
+    def __init__(self, fastest: int, p: float):
+        self.fastest, self.p, self.rows = fastest, p, 0
+
+    def outside(self, X):
+        return np.zeros(len(X), bool), ""
+
+    def predict(self, X, spill_bytes=True):
+        self.rows += len(X)
+        p = np.where(X[:, 0] == self.fastest, self.p, 0.0)
+        return {"p_spill": p, "spills": np.zeros(len(X), bool), "spill_bytes": np.zeros(len(X))}
+
+    def regs(self, x):
+        return 32.0
+
+
+def test_the_expected_time_passes_over_a_risky_fastest_config_for_a_safe_one_as_fast(monkeypatch):
+    """spill_slowdown: a config a hair faster but likelier to spill loses to a safe one of its mode; a
+    risk-free ranking (slowdown 1) keeps the fastest; and the heads stop at the batch that cannot win."""
+    from helpers.peer_kernels import Kernels
+    from helpers.peer_kernels import softmax as softmax_program
+
+    from costfuse.cost_models import learned_groups as lg
+    from costfuse.cost_models.group_time import score_configs
+    from costfuse.targets import get_target
+
+    target = get_target("sm_90")
+    k = Kernels(softmax_program(64, 4096))   # held: the shape reads its module's ops
+    shape = k.shape()
+    configs = config_space(shape)
+    monkeypatch.setattr(lg, "group_features", lambda shape, configs, arch, static=None: np.arange(len(configs), dtype=float)[:, None])
+    times = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs))).time_s
+    order = [int(i) for i in np.argsort(times, kind="stable")]
+    fastest = order[0]
+    runner_up = next(i for i in order[1:] if configs[i].mode == configs[fastest].mode)   # the mode stays
+    assert times[runner_up] < 1.5 * times[fastest]   # within what a 0.2 chance of a 5x slowdown outweighs
+    heads = _RiskyFastest(fastest, 0.2)
+    plain, _ = lg.learned_pick(heads, shape, target)
+    assert plain.launch == configs[fastest] and heads.rows == lg.BATCH
+    heads = _RiskyFastest(fastest, 0.2)
+    safe, _ = lg.learned_pick(heads, shape, target, spill_slowdown=5.0)
+    assert safe.launch == configs[runner_up] and "P(spill)=0.00" in safe.reason
+    assert heads.rows < len(configs)   # later batches, all slower than the safe pick, were never predicted
+    heads = _RiskyFastest(fastest, 0.01)
+    close, _ = lg.learned_pick(heads, shape, target, spill_slowdown=5.0)
+    assert (close.launch == configs[fastest]) == (times[fastest] * 1.04 < times[runner_up])
