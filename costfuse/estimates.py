@@ -149,14 +149,13 @@ class ConfigLabels:
     source: str
 
 
-def estimated_labels(shape, configs, target) -> ConfigLabels:
-    """:class:`ConfigLabels` of ``shape`` (a ``costfuse.kernel.KernelShape``) at ``configs`` (``KernelLaunch``es)
-    from the register estimate: registers demanded (:func:`row_registers`), spills past ``target``'s cap
-    (:func:`spill_bytes`), a local slot per spilled register.  The group time scores configs with these."""
-    mode = np.array([c.mode for c in configs])
-    ept = np.array([c.elems_per_thread() for c in configs], dtype=float)
-    regs, _ = row_registers(mode, ept, shape.live_full, shape.reductions, shape.words)
-    cap = target.reg_cap(np.array([c.num_warps for c in configs])).astype(float)
+def estimated_labels(shape, launches, target) -> ConfigLabels:
+    """:class:`ConfigLabels` of ``shape`` (a ``costfuse.kernel.KernelShape``) at ``launches`` (its configs as
+    a ``costfuse.launch.LaunchArrays``) from the register estimate: registers demanded
+    (:func:`row_registers`), spills past ``target``'s cap (:func:`spill_bytes`), a local slot per spilled
+    register.  The group time scores configs with these."""
+    regs, _ = row_registers(launches.mode, launches.elems_per_thread, shape.live_full, shape.reductions, shape.words)
+    cap = target.reg_cap(launches.num_warps).astype(float)
     spill = spill_bytes(regs, cap)
     local = spill / SPILL_BYTES_PER_REGISTER * LOCAL_BYTES_PER_SPILLED_REGISTER
-    return ConfigLabels(regs, spill, local, np.ones(len(configs), dtype=bool), ESTIMATED)
+    return ConfigLabels(regs, spill, local, np.ones(len(regs), dtype=bool), ESTIMATED)

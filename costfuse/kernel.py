@@ -22,8 +22,9 @@ from iree.compiler import ir
 
 from costfuse.estimates import flop_weight, memory_bytes, words
 from costfuse.graph import body, indexing_maps, num_inputs
+from costfuse.launch import MODES
 from costfuse.online_softmax import online_sums
-from costfuse.row_kernel import dram_bytes_at
+from costfuse.row_kernel import ModeCosts, dram_bytes_at
 from costfuse.rowspace import FULL, REDUCE, ROWWISE, NotGroupable, OpSpace, gathers, op_space, reads_in_row
 
 
@@ -34,6 +35,7 @@ class NotAKernel(Exception):
 # What an online sum adds per element of a looped pass to the exp(x - m) it sums: rescaling its
 # accumulator by exp(old max - new max) (costfuse/online_softmax.py; data/lowering/kernel.py).
 ONLINE_RESCALE_OPS = ("arith.subf", "math.exp", "arith.mulf")
+ONLINE_RESCALE_FLOPS = sum(flop_weight(o) for o in ONLINE_RESCALE_OPS)   # weighed once, not per shape
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Member:
     op: ir.Operation
     role: str                # FULL | REDUCE | ROWWISE
     flops: int               # weighted body ops per loop point
+    ins: tuple[ir.Value, ...]   # the values it reads through its ins (not its inits), read once at analysis
 
     @property
     def results(self) -> list[ir.Value]:
@@ -60,6 +63,7 @@ class KernelInput:
 
     value: ir.Value
     nbytes: int
+    elem_bytes: int              # bytes of one element in memory, read off its type once at analysis
     readers: tuple[int, ...]     # member positions
     gathers: tuple[tuple[int, int], ...] = ()
     per_row: bool = True
@@ -133,18 +137,19 @@ class KernelShape:
     # pass of its max, with the running max (costfuse/online_softmax.py): its pass_of is the max's.
     online: tuple[tuple[int, int, int], ...] = ()
 
-    @property
+    # The shape is frozen: what follows from its fields is computed once (every policy and the features ask).
+    @cached_property
     def n_rows(self) -> int:
         p = 1
         for r in self.rows:
             p *= r
         return p
 
-    @property
+    @cached_property
     def reductions(self) -> int:
         return sum(1 for m in self.members if m.role == REDUCE)
 
-    @property
+    @cached_property
     def pointwise(self) -> bool:
         """No reduction and every member over the same loops: one flat 1-D kernel."""
         return self.reductions == 0 and len({m.role for m in self.members}) == 1
@@ -196,7 +201,7 @@ class KernelShape:
                 if i in needed:
                     continue
                 needed.add(i)
-                for v in list(self.members[i].op.operands)[: num_inputs(self.members[i].op)]:
+                for v in self.members[i].ins:
                     j = index.get(defining_op(v))
                     if j is not None and self.members[j].role == FULL:
                         stack.append(j)
@@ -212,8 +217,8 @@ class KernelShape:
         elements are then in the tile or in L2."""
         if inp.readers or not inp.gathers:
             return inp.nbytes * self.passes_reading(inp, mode)
-        elem = _elem_bytes(inp.value)
-        return sum(self._points(m) * extracts * elem * self._times_computed(m, mode) for m, extracts in inp.gathers)
+        return sum(self._points(m) * extracts * inp.elem_bytes * self._times_computed(m, mode)
+                   for m, extracts in inp.gathers)
 
     def _points(self, i: int) -> int:
         p = 1
@@ -228,10 +233,22 @@ class KernelShape:
             return 1
         return sum(1 for s in self._needed if i in s)
 
+    @cached_property
+    def costs(self) -> ModeCosts:
+        """Bytes and flops of every mode and the size (:class:`costfuse.row_kernel.ModeCosts`), computed
+        once per shape: what the analytical time reads of it, in one answer.  Each input's bytes read in
+        each mode (:meth:`input_bytes`), plus each output's size once."""
+        stored = sum(o.nbytes for o in self.outputs)
+        read = {m: [self.input_bytes(i, m) for i in self.inputs] for m in MODES}
+        missed = sum(read["looped" if i.per_row else "persistent"][k] for k, i in enumerate(self.inputs))
+        issued = tuple(sum(read[m]) + stored for m in MODES)
+        return ModeCosts(issued, tuple(self.flops(m) for m in MODES), issued[MODES.index("persistent")],
+                         missed + stored, self.n_rows, self.n_rows * self.n)
+
     def issued_bytes(self, mode: str) -> int:
         """Bytes ``mode``'s loads and stores issue: each input's bytes read (:meth:`input_bytes`), plus
         each output's size.  Not DRAM bytes: see :meth:`dram_bytes`."""
-        return sum(self.input_bytes(i, mode) for i in self.inputs) + sum(o.nbytes for o in self.outputs)
+        return self.costs.issued[MODES.index(mode)]
 
     @cached_property
     def reread_row_bytes(self) -> float:
@@ -244,10 +261,7 @@ class KernelShape:
         read of every input and a write of every output, plus a looped kernel's re-reads of per-row
         inputs when L2 does not hold them between passes (``l2_holds_rows``, from
         :func:`costfuse.estimates.l2_holds` at the kernel's launch)."""
-        if mode != "looped" or l2_holds_rows:
-            return self.issued_bytes("persistent")
-        return (sum(self.input_bytes(i, "looped" if i.per_row else "persistent") for i in self.inputs)
-                + sum(o.nbytes for o in self.outputs))
+        return self.costs.dram(mode, l2_holds_rows)
 
     def dram_bytes_at(self, launch, target) -> int:
         """:meth:`dram_bytes` at ``launch`` (a ``costfuse.launch.KernelLaunch``) on ``target``."""
@@ -257,7 +271,7 @@ class KernelShape:
     def read_elem_bytes(self) -> float:
         """Bytes per element of the widest tensor the kernel reads (what its row runs are made of; 4 with
         no input)."""
-        return float(max((_elem_bytes(i.value) for i in self.inputs), default=4))
+        return float(max((i.elem_bytes for i in self.inputs), default=4))
 
     def _full_closure(self, i: int) -> set[int]:
         """The full members member ``i`` reads, directly or through other full members."""
@@ -265,8 +279,7 @@ class KernelShape:
         out: set[int] = set()
         stack = [i]
         while stack:
-            op = self.members[stack.pop()].op
-            for v in list(op.operands)[: num_inputs(op)]:
+            for v in self.members[stack.pop()].ins:
                 j = index.get(defining_op(v))
                 if j is not None and self.members[j].role == FULL and j not in out:
                     out.add(j)
@@ -285,7 +298,7 @@ class KernelShape:
             done = self._needed[self.pass_of[s]]
             for j in self._full_closure(s) - done:
                 times[j] += 1
-        rescale = sum(flop_weight(o) for o in ONLINE_RESCALE_OPS) * self.n * len(self.online)
+        rescale = ONLINE_RESCALE_FLOPS * self.n * len(self.online)
         return float((sum(m.flops * per_row[m.role] * t for m, t in zip(self.members, times)) + rescale)
                      * self.n_rows)
 
@@ -325,7 +338,8 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelSha
             raise NotAKernel(f"a member is not groupable: {s.reason}")
         spaces.append(s)
     rows, n = _common_space(spaces)
-    members = tuple(Member(op, s.role_in(rows, n), _flops(op)) for op, s in zip(ops, spaces))
+    members = tuple(Member(op, s.role_in(rows, n), _flops(op), tuple(op.operands)[: num_inputs(op)])
+                    for op, s in zip(ops, spaces))
     index = {op: i for i, op in enumerate(ops)}
     inputs: dict = {}
     per_row: dict = {}      # tensor -> whether some reader's map varies with the rows
@@ -371,8 +385,8 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelSha
         for r, res in enumerate(m.op.results):
             if any(u.owner.operation not in member_ops or _is_init_use(u) for u in res.uses):
                 outputs.append(KernelOutput(i, r, tensor_bytes(res)))
-    ins = tuple(KernelInput(v, tensor_bytes(v), tuple(dict.fromkeys(rs)), tuple(gathered.get(v, ())),
-                            per_row.get(v, True))
+    ins = tuple(KernelInput(v, tensor_bytes(v), _elem_bytes(v), tuple(dict.fromkeys(rs)),
+                            tuple(gathered.get(v, ())), per_row.get(v, True))
                 for v, rs in inputs.items())
     width = words(max(_elem_bits(v) for op in ops for v in list(op.operands) + list(op.results)))
     return KernelShape(rows, n, members, ins, tuple(outputs), tuple(pass_of), _live_full(members, ins, outputs), width,

@@ -45,6 +45,8 @@ import functools
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 if TYPE_CHECKING:   # the MLIR bindings load only for the attribute (the Inductor handler runs without IREE)
     from iree.compiler import ir
 
@@ -193,6 +195,31 @@ class KernelLaunch:
         if missing:
             raise ValueError(f"{LAUNCH_ATTR} {attr} lacks {', '.join(missing)}; expected {', '.join(keys)}")
         return cls(ir.StringAttr(d["mode"]).value, *(ir.IntegerAttr(d[k]).value for k in keys[1:]))
+
+
+@dataclass(frozen=True)
+class LaunchArrays:
+    """Configs as aligned arrays, one entry per config: what the vectorized scorers (the group time, the
+    register estimate, the group features) read of a config space, built once per space scored instead
+    of each scorer asking every config for its fields (issue #28: a decision asked 199 configs for
+    their elements per thread, a module boundary each)."""
+
+    mode: np.ndarray             # mode names
+    mode_index: np.ndarray       # index into MODES
+    xblock: np.ndarray           # floats, as every formula takes them
+    rblock: np.ndarray
+    num_warps: np.ndarray
+    elems_per_thread: np.ndarray  # KernelLaunch.elems_per_thread
+
+
+def launch_arrays(launches: list[KernelLaunch]) -> LaunchArrays:
+    """:class:`LaunchArrays` of ``launches``."""
+    mode = np.array([c.mode for c in launches])
+    x = np.array([c.xblock for c in launches], dtype=float)
+    r = np.array([c.rblock for c in launches], dtype=float)
+    w = np.array([c.num_warps for c in launches], dtype=float)
+    return LaunchArrays(mode, np.array([MODES.index(c.mode) for c in launches], dtype=int), x, r, w,
+                        x * r / (32.0 * w))
 
 
 def numel(shape: KernelShape) -> int:

@@ -59,6 +59,17 @@ def op_class(name: str) -> str:
 
 
 OP_CLASSES = ("add_mul", "div_sqrt", "transcendental", "compare_select", "cast", "constant", "other")
+
+
+def class_counts(names: list[str]) -> dict[str, int]:
+    """Ops of each of :data:`OP_CLASSES` among the body ops ``names``, the terminator not counted: the
+    body-work columns of v1 and of the group features, counted in one place and one call per body or group."""
+    counts = dict.fromkeys(OP_CLASSES, 0)
+    for name in names:
+        if name != TERMINATOR:
+            counts[op_class(name)] += 1
+    return counts
+
 # Classes counted as one flop per element each (casts, constants, index ops are not arithmetic).
 FLOP_CLASSES = ("add_mul", "div_sqrt", "transcendental", "compare_select")
 

@@ -46,7 +46,7 @@ from costfuse.ir import diagnostics_of
 from costfuse.targets import DEFAULT_TARGET
 from costfuse.featurize.columns import (  # noqa: F401  (re-exported: the schema's names live in columns.py)
     ADD_MUL, CASTS, COMPARE_SELECT, CONFIG_COLUMNS, CONSTANTS, DIV_SQRT, FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION,
-    FLOP_CLASSES, OP_CLASSES, STATIC_COLUMNS, TERMINATOR, op_class,
+    FLOP_CLASSES, OP_CLASSES, STATIC_COLUMNS, TERMINATOR, class_counts, op_class,
 )
 
 
@@ -113,11 +113,7 @@ def _extents(operands: list[Operand], maps: list[ir.AffineMap], rank: int) -> li
 
 
 def _counts(body: Body) -> dict[str, int]:
-    counts = dict.fromkeys(OP_CLASSES, 0)
-    for node in body.nodes:
-        if node.name != TERMINATOR:
-            counts[op_class(node.name)] += 1
-    return counts
+    return class_counts([node.name for node in body.nodes])
 
 
 def _bytes_moved(operands: list[Operand], n_in: int, body: Body, reduction: bool) -> tuple[int, int]:

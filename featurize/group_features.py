@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from costfuse.featurize.columns import OP_CLASSES, op_class
+from costfuse.featurize.columns import OP_CLASSES, class_counts
 
 from costfuse.estimates import row_registers, spill_bytes
 
@@ -66,23 +66,17 @@ rows hold every older schema's columns as a prefix and a bundle of an older sche
 (:func:`costfuse.cost_models.bundle.load_bundle` hands its heads the columns they were trained on)."""
 GROUP_FEATURE_COLUMNS: tuple[str, ...] = GROUP_SCHEMAS[GROUP_FEATURE_SCHEMA_VERSION]
 WORD_BYTES = 4
-MODES = ("pointwise", "persistent", "looped")
 
 
 def group_static(shape) -> dict[str, float]:
     """The config-independent columns of ``shape`` (a :class:`costfuse.kernel.KernelShape`)."""
-    from costfuse.featurize.liveness import body_of, pressure   # MLIR: only a Linalg group reads it
+    from costfuse.featurize.liveness import bodies_with_pressure   # MLIR: only a Linalg group reads it
     from costfuse.kernel import FULL, REDUCE, ROWWISE
     from costfuse.launch import next_pow2
 
-    counts = dict.fromkeys(OP_CLASSES, 0)
-    live_words = []
-    for m in shape.members:
-        body = body_of(m.op)
-        for node in body.nodes:
-            if node.name != "linalg.yield":
-                counts[op_class(node.name)] += 1
-        live_words.append(pressure(body).max_live_words)
+    bodies = bodies_with_pressure([m.op for m in shape.members])
+    counts = class_counts([node.name for body, _ in bodies for node in body.nodes])
+    live_words = [p.max_live_words for _, p in bodies]
     roles = [m.role for m in shape.members]
     elems = max(1, shape.n_rows * shape.n)
     return {
@@ -109,28 +103,20 @@ def group_static(shape) -> dict[str, float]:
     }
 
 
-def launch_arrays(launches) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(mode index into :data:`MODES`, xblock, rblock, num_warps) of ``launches`` as arrays."""
-    mode = np.array([MODES.index(c.mode) for c in launches])
-    x = np.array([c.xblock for c in launches], dtype=float)
-    r = np.array([c.rblock for c in launches], dtype=float)
-    w = np.array([c.num_warps for c in launches], dtype=float)
-    return mode, x, r, w
-
-
 def group_features(shape, launches, arch: str = "sm_90", static: dict[str, float] | None = None) -> np.ndarray:
     """Rows of :data:`GROUP_FEATURE_COLUMNS` for ``shape`` at each of ``launches`` (shape (n, n_columns))."""
+    from costfuse.launch import launch_arrays
     from costfuse.targets import get_target
 
     static = static if static is not None else group_static(shape)
     target = get_target(arch)
-    mode, x, r, w = launch_arrays(launches)
-    ept = x * r / (32.0 * w)
+    arrays = launch_arrays(launches)
+    mode, x, r, w, ept = arrays.mode_index, arrays.xblock, arrays.rblock, arrays.num_warps, arrays.elems_per_thread
     n = float(shape.n)
     n_rows = float(shape.n_rows)
     programs = np.where(mode == 0, np.ceil(n_rows * n / x), np.ceil(n_rows / x))
     chunks = np.where(mode == 2, np.ceil(n / r), 1.0)
-    regs, live = row_registers(np.array(MODES)[mode], ept, shape.live_full, shape.reductions, shape.words)
+    regs, live = row_registers(arrays.mode, ept, shape.live_full, shape.reductions, shape.words)
     cap = target.reg_cap(w).astype(float)
     live_values = ept * live * shape.words
     group_part = np.broadcast_to(np.array([static[c] for c in GROUP_COLUMNS], dtype=float),

@@ -51,7 +51,7 @@ from functools import cached_property
 
 from costfuse.estimates import flop_weight, memory_bytes, words
 from costfuse.featurize.columns import OP_CLASSES, op_class
-from costfuse.row_kernel import dram_bytes_at
+from costfuse.row_kernel import ModeCosts, dram_bytes_at
 
 FULL, REDUCE, ROWWISE = "full", "reduce", "rowwise"   # the roles of costfuse.rowspace, by the same names
 
@@ -251,6 +251,11 @@ class InductorKernel:
         return (sum(self._buffer[r].nbytes * (self._passes_reading(r, mode) if self._full_row(r) else 1)
                     for r in self.inputs)
                 + sum(self._buffer[w].nbytes for w in self.outputs))
+
+    @cached_property
+    def costs(self) -> ModeCosts:
+        """Bytes and flops of every mode and the size, computed once (:class:`costfuse.row_kernel.ModeCosts`)."""
+        return ModeCosts.of(self)
 
     def dram_bytes_at(self, launch, target) -> int:
         """:meth:`dram_bytes` at ``launch`` on ``target`` (:func:`costfuse.row_kernel.dram_bytes_at`)."""

@@ -10,6 +10,10 @@ For a row kernel (:class:`costfuse.row_kernel.RowKernel`: a Linalg group's
 
 * issued bytes: :meth:`RowKernel.issued_bytes` of the config's mode (a
   looped kernel re-reads its inputs once per pass); every byte passes L2.
+  These and the flops are read from the kernel's ``costs``
+  (:class:`costfuse.row_kernel.ModeCosts`), computed once per kernel, and
+  the configs as arrays (:func:`costfuse.launch.launch_arrays`), built once
+  per scoring.
 * DRAM bytes: :meth:`RowKernel.dram_bytes`, the L2 model of
   :mod:`costfuse.estimates` at the config (a looped kernel's re-reads hit L2
   when the rows its resident programs hold fit; broadcast weights are read
@@ -53,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from costfuse.estimates import ConfigLabels, estimated_labels, l2_holds, spill_traffic
-from costfuse.launch import KernelLaunch, numel
+from costfuse.launch import KernelLaunch, launch_arrays
 from costfuse.policy import GroupEstimate, WeighedConfig, microseconds
 from costfuse.row_kernel import RowKernel
 from costfuse.targets import Target
@@ -142,28 +146,25 @@ def score_configs(shape: RowKernel, configs: list[KernelLaunch], target: Target,
     loaded) replaces the register estimate's spills, for a model that predicts them; ``labels``
     (a compile's registers and spills at these configs, as Inductor reads them) replace the register
     estimate altogether."""
-    mode = np.array([c.mode for c in configs])
-    x = np.array([c.xblock for c in configs], dtype=float)
-    r = np.array([c.rblock for c in configs], dtype=float)
-    w = np.array([c.num_warps for c in configs], dtype=float)
+    launches = launch_arrays(configs)
+    mode, x, r, w = launches.mode, launches.xblock, launches.rblock, launches.num_warps
+    costs = shape.costs      # the kernel's bytes, flops and size, asked once
     words = float(shape.words)
-    estimate = estimated_labels(shape, configs, target) if labels is None else labels
+    estimate = estimated_labels(shape, launches, target) if labels is None else labels
     regs = estimate.regs
     cap = target.reg_cap(w).astype(float)
     spill = estimate.spill_bytes if predicted_spill is None else np.asarray(predicted_spill, dtype=float)
     used = np.minimum(regs, cap)
 
-    issued = np.array([shape.issued_bytes(m) for m in ("pointwise", "persistent", "looped")], dtype=float)
-    issued_c = np.where(mode == "looped", issued[2], np.where(mode == "pointwise", issued[0], issued[1]))
-    flops = {m: shape.flops(m) for m in ("persistent", "looped")}
-    flops_c = np.where(mode == "looped", flops["looped"], flops["persistent"])
+    issued_c = np.array(costs.issued, dtype=float)[launches.mode_index]
+    flops_c = np.array(costs.flops, dtype=float)[launches.mode_index]
 
-    programs = np.where(mode == "pointwise", np.ceil(numel(shape) / x), np.ceil(shape.n_rows / x))
+    programs = np.where(mode == "pointwise", np.ceil(costs.numel / x), np.ceil(costs.n_rows / x))
     blocks_by_regs = np.floor(target.regs_per_sm / np.maximum(1.0, used * 32.0 * w))
     blocks_per_sm = np.maximum(1.0, np.minimum(np.minimum(blocks_by_regs, MAX_WARPS_PER_SM / w), MAX_BLOCKS_PER_SM))
     waves = np.ceil(programs / (blocks_per_sm * target.sms))
     passes = np.where(mode == "looped", float(shape.n_passes), 1.0)
-    bytes_per_elem = issued_c / (passes * float(numel(shape)))        # moved per element and pass
+    bytes_per_elem = issued_c / (passes * float(costs.numel))        # moved per element and pass
     tile = np.where(mode == "pointwise", x, x * r)
     in_flight = np.minimum(programs, blocks_per_sm * target.sms) * tile * bytes_per_elem
     util = np.minimum(1.0, in_flight / target.bytes_to_saturate)
@@ -172,7 +173,7 @@ def score_configs(shape: RowKernel, configs: list[KernelLaunch], target: Target,
 
     looped = mode == "looped"
     holds = l2_holds(shape.reread_row_bytes, x, programs, w, target) if looped.any() else np.ones(len(x), bool)
-    dram_c = np.where(looped & ~holds, float(shape.dram_bytes("looped", False)), float(shape.dram_bytes("persistent")))
+    dram_c = np.where(looped & ~holds, float(costs.dram_missed), float(costs.dram_held))
 
     chunks = np.where(mode == "looped", np.ceil(shape.n / r) * shape.n_passes, 1.0)
     threads = programs * 32.0 * w

@@ -54,7 +54,7 @@ from iree.compiler import ir
 
 from costfuse.estimates import ESTIMATED, ConfigLabels, estimated_labels
 from costfuse.graph import body_ops, inputs
-from costfuse.launch import next_pow2
+from costfuse.launch import launch_arrays, next_pow2
 from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy, MergeVerdict
 from costfuse.targets import Target, get_target
 
@@ -239,7 +239,7 @@ class Inductor(EdgePolicy, GroupPolicy):
         return _unique(out)
 
     def _estimated(self, shape, configs: list) -> ConfigLabels:
-        return estimated_labels(shape, configs, self._target)
+        return estimated_labels(shape, launch_arrays(configs), self._target)
 
     def _benchmark(self, shape, labeller: Labeller | None = None):
         """I2-I5 on ``shape``: (scores of the candidates after RBLOCK halving, their labels, the rule, which

@@ -128,13 +128,13 @@ def test_estimated_labels_are_the_register_estimate_as_a_compile_would_report_it
     """The fallback labeller: registers and spills from the estimate, a 4-byte local slot per spilled
     register (so Inductor's n_spills = local / 4 counts spilled registers), every config compiled."""
     from costfuse.estimates import ESTIMATED, LOCAL_BYTES_PER_SPILLED_REGISTER, estimated_labels, row_registers
-    from costfuse.launch import KernelLaunch
+    from costfuse.launch import KernelLaunch, launch_arrays
     from costfuse.targets import get_target
 
     target = get_target("sm_90")
     shape = _shape(64, 32768)
     configs = [KernelLaunch("persistent", 1, 32768, 4), KernelLaunch("looped", 1, 1024, 4)]
-    labels = estimated_labels(shape, configs, target)
+    labels = estimated_labels(shape, launch_arrays(configs), target)
     regs, _ = row_registers(np.array(["persistent", "looped"]), np.array([c.elems_per_thread() for c in configs]),
                             shape.live_full, shape.reductions, shape.words)
     assert list(labels.regs) == list(regs) and labels.ok.all() and labels.source == ESTIMATED

@@ -7,7 +7,7 @@ import pytest
 from costfuse.graph import function_blocks, generics_in
 from costfuse.ir import load_module, parse_module
 from costfuse.kernel import FULL, REDUCE, ROWWISE, NotAKernel, analyze_kernel
-from costfuse.launch import KernelLaunch, config_space, heuristic_launch
+from costfuse.launch import MODES, KernelLaunch, config_space, heuristic_launch, launch_arrays
 from costfuse.unit_reshapes import fold_unit_reshapes
 from helpers.generic_ops import _ID2, _op
 
@@ -92,6 +92,28 @@ def test_launch_space_and_heuristic(softmax_gelu):
     assert pw.pointwise and {c.mode for c in config_space(pw)} == {"pointwise"}
     assert all(c.xblock >= 32 * c.num_warps for c in config_space(pw))
 
+
+
+def test_what_the_scorers_read_is_asked_once_and_says_what_asking_one_by_one_says(softmax_gelu):
+    """Issue #28: the scorers read a shape's bytes and flops per mode as one value (``costs``, computed once
+    per shape) and a space's configs as arrays (``launch_arrays``), not one question per mode or config."""
+    _, g = softmax_gelu
+    k = analyze_kernel(g[:6])       # x per row, bias a broadcast weight; looped: two passes
+    costs = k.costs
+    assert costs is k.costs
+    assert costs.issued == (X + BIAS + X, X + BIAS + X, 2 * (X + BIAS) + X)
+    assert costs.issued == tuple(k.issued_bytes(m) for m in MODES)
+    assert costs.flops == tuple(k.flops(m) for m in MODES) and costs.flops[0] == costs.flops[1] < costs.flops[2]
+    assert (costs.dram_held, costs.dram_missed) == (X + BIAS + X, 2 * X + BIAS + X)   # the weight is read once
+    assert [costs.dram(m, held) for m, held in (("looped", True), ("looped", False), ("persistent", False))] == \
+        [k.dram_bytes("looped"), k.dram_bytes("looped", False), X + BIAS + X]
+    assert (costs.n_rows, costs.numel) == (64, 64 * 1024)
+    space = config_space(k)
+    a = launch_arrays(space)
+    assert list(a.mode) == [c.mode for c in space] and [MODES[i] for i in a.mode_index] == list(a.mode)
+    assert [tuple(map(int, t)) for t in zip(a.xblock, a.rblock, a.num_warps)] == \
+        [(c.xblock, c.rblock, c.num_warps) for c in space]
+    assert list(a.elems_per_thread) == [c.elems_per_thread() for c in space]
 
 # --- launch configs in detail (the mutation check's survivors, experiments/results/mutation.md) ---
 def _kernel(rows: int, n: int, reduce: bool):
