@@ -171,7 +171,8 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
         if self.spill_cut not in SPILL_CUTS:
             raise ValueError(f"--spill-cut must be one of {', '.join(SPILL_CUTS)}, got {self.spill_cut!r}")
         if not self.spill_slowdown >= 1.0:
-            raise ValueError(f"--spill-slowdown must be at least 1 (1: no weight on P(spill)), got {self.spill_slowdown}")
+            raise ValueError(f"--spill-slowdown must be at least 1 (1: P(spill) not weighed), "
+                             f"got {self.spill_slowdown}")
         self._target = get_target(self.arch)
         if self.fallback is None:
             self.fallback = Analytical(self.arch, self.margin)

@@ -229,6 +229,12 @@ def test_a_spill_slowdown_below_one_is_refused():
         LearnedGroups(spill_slowdown=0.5)
 
 
+def _features_are_config_indices(monkeypatch):
+    """Replace group_features with each config's index, for the stand-in heads below to read."""
+    monkeypatch.setattr(learned_groups, "group_features",
+                        lambda shape, configs, arch, static=None: np.arange(len(configs), dtype=float)[:, None])
+
+
 class _PersistentSpills:
     """Group heads (test stand-ins) that predict every persistent config to spill and nothing else; the
     feature rows are the configs' indices (group_features is replaced below)."""
@@ -259,7 +265,7 @@ def test_a_looped_pick_says_why_the_persistent_config_of_fewer_bytes_lost(monkey
     k = Kernels(softmax_program(64, 4096))
     shape = k.shape()
     configs = config_space(shape)
-    monkeypatch.setattr(lg, "group_features", lambda shape, configs, arch, static=None: np.arange(len(configs), dtype=float)[:, None])
+    _features_are_config_indices(monkeypatch)
     est = lg.best_config(_PersistentSpills(configs), shape, get_target("sm_90"), 0.0, Analytical())
     assert est.launch.mode == "looped"
     assert re.search(r"; persistent x\d+ r4096 w\d+ moves [\d.]+ MB, not [\d.]+ MB, but is predicted to spill "
@@ -304,7 +310,7 @@ def test_the_expected_time_passes_over_a_risky_fastest_config_for_a_safe_one_as_
     k = Kernels(softmax_program(64, 4096))   # held: the shape reads its module's ops
     shape = k.shape()
     configs = config_space(shape)
-    monkeypatch.setattr(lg, "group_features", lambda shape, configs, arch, static=None: np.arange(len(configs), dtype=float)[:, None])
+    _features_are_config_indices(monkeypatch)
     times = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs))).time_s
     order = [int(i) for i in np.argsort(times, kind="stable")]
     fastest = order[0]
@@ -338,7 +344,7 @@ def test_weigh_configs_and_the_verify_order_agree_with_the_expected_time_pick(mo
     k = Kernels(softmax_program(64, 4096))
     shape = k.shape()
     configs = config_space(shape)
-    monkeypatch.setattr(lg, "group_features", lambda shape, configs, arch, static=None: np.arange(len(configs), dtype=float)[:, None])
+    _features_are_config_indices(monkeypatch)
     base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)))
     fastest = int(np.argsort(base.time_s, kind="stable")[0])
     heads = _RiskyFastest(fastest, p)
