@@ -46,6 +46,9 @@ FIELD_HELP = {
     "allow_arch_mismatch": "use a model trained on another arch's labels instead of refusing it",
     "spill_cut": "group heads' P(spill) cut: f1 = the F1-best one, recall = the one that kept 95%% of "
                  "the training programs' spilling kernels (fewer spilling picks, less persistence)",
+    "spill_slowdown": "how many times slower a pick predicted spill-free runs if it spills after all: within the "
+                      "fastest spill-free config's mode, pick the least time x (1 + (S-1) P(spill)); 1 = the "
+                      "fastest (at a zero --spill-budget only)",
 }
 DEFAULT_COST_MODEL = "learned"
 """The model the project exists for, with the shipped bundles, in either fusion mode (issue #27, item 2)."""

@@ -16,7 +16,11 @@ For a candidate group (a :class:`costfuse.kernel.KernelShape`), :meth:`LearnedGr
    (``experiments/results/group_decisions.md`` and
    ``experiments/results/groups_recall_cut.md`` measure both);
 4. takes the fastest of those by the analytical time (``cost_models/group_time.py``),
-   its spill traffic being the *predicted* one.
+   its spill traffic being the *predicted* one, to fix the mode (persistent,
+   looped or pointwise); within that mode, the config predicted spill-free of
+   least expected time, ``time * (1 + (spill_slowdown - 1) * P(spill))``
+   (:func:`learned_pick`; ``spill_slowdown=1`` takes the fastest itself; a
+   positive ``spill_budget`` weighs the predicted spill traffic instead).
 
 Groups then grow as the analytical policy grows them (the default
 ``merge_verdict``/``recompute_verdict`` on these estimates).
@@ -49,7 +53,7 @@ from costfuse.featurize.group_features import (
     GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features,
 )
 from costfuse.launch import config_space
-from costfuse.policy import GroupPolicy
+from costfuse.policy import GroupPolicy, microseconds
 from costfuse.targets import get_target
 
 SHIPPED_GROUP_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "groups"
@@ -144,7 +148,9 @@ class GroupHeads:
 @dataclass
 class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
     """The learned group policy (the module docstring); ``spill_budget``: spill bytes per thread (stored +
-    loaded) a kernel's config may have; ``fallback``: who decides a group the heads cannot."""
+    loaded) a kernel's config may have; ``spill_slowdown``: how much slower a pick that spills after all is
+    taken to run (:data:`SPILL_SLOWDOWN`; 1 picks the fastest config predicted spill-free, the rule before
+    issue #29); ``fallback``: who decides a group the heads cannot."""
 
     name = "learned"
     group_model: str = ""
@@ -153,6 +159,7 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
     margin: float = 0.0
     spill_budget: float = 0.0
     spill_cut: str = "f1"
+    spill_slowdown: float = SPILL_SLOWDOWN
     allow_arch_mismatch: bool = False
     fallback: GroupPolicy | None = field(default=None, metadata=NOT_AN_OPTION)
     _heads: GroupHeads | None = field(init=False, repr=False, compare=False, default=None)
@@ -163,6 +170,9 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
         check_spill_budget(self.spill_budget)
         if self.spill_cut not in SPILL_CUTS:
             raise ValueError(f"--spill-cut must be one of {', '.join(SPILL_CUTS)}, got {self.spill_cut!r}")
+        if not self.spill_slowdown >= 1.0:
+            raise ValueError(f"--spill-slowdown must be at least 1 (1: P(spill) not weighed), "
+                             f"got {self.spill_slowdown}")
         self._target = get_target(self.arch)
         if self.fallback is None:
             self.fallback = Analytical(self.arch, self.margin)
@@ -186,34 +196,41 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
         h = self._heads
         return (0, 0) if h is None else (h.decisions, h.fallbacks)
 
+    @property
+    def _slowdown(self) -> float:
+        """``spill_slowdown`` where it applies: at a zero budget only (a positive one weighs the predicted
+        spill traffic instead, :func:`learned_pick`); 1 elsewhere."""
+        return self.spill_slowdown if self.spill_budget <= 0 else 1.0
+
     def best_config(self, shape):
-        """The fastest config predicted spill-free (see :func:`best_config`)."""
-        return best_config(self.heads, shape, self._target, self.spill_budget, self.fallback)
+        """The config predicted spill-free of least expected time in the fastest one's mode
+        (see :func:`best_config`)."""
+        return best_config(self.heads, shape, self._target, self.spill_budget, self.fallback, self._slowdown)
 
     def weigh_configs(self, shape):
         """Every config with its predicted P(spill) and registers (see :func:`weigh_configs`)."""
-        return weigh_configs(self.heads, shape, self._target, self.spill_budget, self.fallback)
+        return weigh_configs(self.heads, shape, self._target, self.spill_budget, self.fallback, self._slowdown)
 
     def ranked_configs(self, shape):
         """For ``--verify-picks`` (:mod:`costfuse.verify_picks`): every config with its analytical estimates,
-        ordered as this policy prefers them: predicted spill-free and in the training range first, then the
-        rest, each by the analytical time.  ``None`` for a group outside the training range (its fallback's
-        order, the analytical one, applies)."""
+        ordered as this policy prefers them (:func:`expected_time_order`: the pick first, then the next in the
+        same ranking, so a spilling pick's replacement is the policy's own second choice).  ``None`` for a
+        group outside the training range (its fallback's order, the analytical one, applies)."""
         configs = config_space(shape)
         X = group_features(shape, configs, self._target.arch)
         out_of_range, why = self.heads.outside(X)
         if why:
             return None
         base = score_configs(shape, configs, self._target, predicted_spill=np.zeros(len(configs)))
-        free = ~self.heads.predict(X, spill_bytes=False)["spills"] & ~out_of_range
-        return base, sorted(range(len(configs)), key=lambda i: (not free[i], base.time_s[i]))
+        pred = self.heads.predict(X, spill_bytes=False)
+        return base, expected_time_order(base, pred["p_spill"], ~pred["spills"] & ~out_of_range, self._slowdown)
 
 
-def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback):
+def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback, spill_slowdown: float = 1.0):
     """The learned policy's config for ``shape`` (see the module docstring); a ``GroupEstimate``:
     :func:`learned_pick`'s, or ``fallback``'s when the heads cannot decide (the reason says why)."""
     heads.decisions += 1
-    est, why = learned_pick(heads, shape, target, spill_budget)
+    est, why = learned_pick(heads, shape, target, spill_budget, spill_slowdown=spill_slowdown)
     return est if est is not None else _fallback(heads, fallback, shape, why)
 
 
@@ -302,7 +319,7 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
             mode = base.configs[idx[ok[0]]].mode
             ok = [k for k in ok if base.configs[idx[k]].mode == mode]
             todo = [i for i in todo if base.configs[i].mode == mode]
-        expected = base.time_s[idx] * (1.0 + (spill_slowdown - 1.0) * pred["p_spill"])
+        expected = expected_time(base.time_s[idx], pred["p_spill"], spill_slowdown)
         k = min(ok, key=lambda k: expected[k])
         if best is None or expected[k] < best[0]:
             best = (float(expected[k]), idx[k], float(pred["p_spill"][k]))
@@ -315,12 +332,60 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
     return replace(est, regs=heads.regs(X[i])), ""
 
 
-def weigh_configs(heads: GroupHeads, shape, target, spill_budget: float, fallback):
+def expected_time(time_s, p_spill, spill_slowdown: float):
+    """A config's expected time if it runs ``spill_slowdown`` times slower when it spills, which it does
+    with probability ``p_spill`` (docs/cost_models.md, "Expected time")."""
+    return time_s * (1.0 + (spill_slowdown - 1.0) * p_spill)
+
+
+def expected_time_order(base, p_spill: np.ndarray, free: np.ndarray, spill_slowdown: float) -> list[int]:
+    """Config indices best first by :func:`learned_pick`'s rule at a zero budget, with every config
+    predicted (``p_spill``; ``free``: predicted spill-free and in the training range): the configs ``free``
+    in the mode of the fastest free one, by expected time, then the other free ones, then the rest, each
+    by the analytical time (ties keep the time's order, as the batched pick does).  Its first entry is
+    the pick; :meth:`LearnedGroups.ranked_configs` and :func:`weigh_configs` both read it, so the order
+    ``--verify-picks`` walks and the verdicts ``--explain=configs`` prints agree with the pick.
+    ``spill_slowdown`` 1: free configs first, by the time alone (the pick is the fastest of them)."""
+    order = [int(i) for i in np.argsort(base.time_s, kind="stable")]
+    first = next((i for i in order if free[i]), None)
+    if first is None or spill_slowdown <= 1:
+        return sorted(order, key=lambda i: not free[i])
+    mode = base.configs[first].mode
+    lead = [i for i in order if free[i] and base.configs[i].mode == mode]
+    expected = expected_time(base.time_s, p_spill, spill_slowdown)
+    return (sorted(lead, key=lambda i: expected[i]) + [i for i in order if free[i] and i not in lead]
+            + [i for i in order if not free[i]])
+
+
+def _passed_over_for_risk(base, pick: int, p_spill: np.ndarray, allowed: np.ndarray,
+                          spill_slowdown: float) -> dict[int, str]:
+    """``--explain=configs`` verdicts for the configs predicted spill-free whose analytical time alone is
+    below an expected-time pick's expected time, where "slower than the pick" would not say why they lost:
+    those of the pick's mode lost on their expected time (their P(spill) weighed), the others on the mode,
+    which the fastest of them fixes."""
+    mode = base.configs[pick].mode
+    expected = expected_time(base.time_s, p_spill, spill_slowdown)
+    fastest = base.best(allowed)
+    out = {}
+    for i in np.flatnonzero(allowed & (base.time_s <= expected[pick])):
+        i = int(i)
+        if i == pick:
+            continue
+        if base.configs[i].mode == mode:
+            mine, theirs = microseconds(float(expected[i]), float(expected[pick]))
+            out[i] = f"expected time {mine} us (P(spill) {p_spill[i]:.2f}) vs the pick's {theirs} us"
+        else:
+            out[i] = (f"{base.configs[i].mode}, not the {mode} mode of the fastest config predicted spill-free "
+                      f"({base.configs[fastest].short()}), which the time fixes")
+    return out
+
+
+def weigh_configs(heads: GroupHeads, shape, target, spill_budget: float, fallback, spill_slowdown: float = 1.0):
     """What :func:`best_config` weighs, spelled out for ``--explain=configs``: every config of the space,
     fastest first by the analytical time, with the heads' P(spill) and registers for each config inside
     the training range (all of them are predicted here, where :func:`best_config` stops at the first
-    batch holding a spill-free one: the pick is the same), and why each lost.  A group the heads cannot
-    decide is weighed by ``fallback``, each verdict saying so."""
+    batch holding a spill-free one: the pick is the same, :func:`expected_time_order`'s first), and why
+    each lost.  A group the heads cannot decide is weighed by ``fallback``, each verdict saying so."""
     configs = config_space(shape)
     X = group_features(shape, configs, target.arch)
     out_of_range, why = heads.outside(X)
@@ -338,7 +403,9 @@ def weigh_configs(heads: GroupHeads, shape, target, spill_budget: float, fallbac
     allowed = ~out_of_range & (spill <= spill_budget)
     scores = score_configs(shape, configs, target,
                            predicted_spill=spill if spill_budget > 0 else np.zeros(len(configs)))
-    pick = scores.best(allowed)
+    weighs_risk = spill_budget <= 0 and spill_slowdown > 1
+    pick = (scores.best(allowed) if not weighs_risk or not allowed.any()
+            else expected_time_order(scores, p_spill, allowed, spill_slowdown)[0])
     if pick is None:
         weighed = fallback.weigh_configs(shape) or []
         return [replace(w, verdict=f"{FALLBACK} (no config predicted within the spill budget): {w.verdict}")
@@ -350,9 +417,14 @@ def weigh_configs(heads: GroupHeads, shape, target, spill_budget: float, fallbac
         elif not allowed[i]:
             rejected[i] = (f"predicted to spill (P(spill) {p_spill[i]:.2f} >= cut {heads.threshold:.2f})"
                            if spill_budget == 0 else f"predicted spill {spill[i]:.0f} B > budget {spill_budget:g} B")
-    return scores.weighed(pick, f"the fastest predicted spill-free (P(spill) {p_spill[pick]:.2f} < cut "
-                                f"{heads.threshold:.2f}) by the analytical time", rejected, p_spill, regs,
-                          np.where(out_of_range, np.nan, spill))
+    cut = f"P(spill) {p_spill[pick]:.2f} < cut {heads.threshold:.2f}"
+    why = f"the fastest predicted spill-free ({cut}) by the analytical time"
+    if weighs_risk:
+        rejected.update(_passed_over_for_risk(scores, pick, p_spill, allowed, spill_slowdown))
+        expected = float(expected_time(scores.time_s[pick], p_spill[pick], spill_slowdown))
+        why = (f"the {scores.configs[pick].mode} config predicted spill-free ({cut}) of least expected time "
+               f"({expected * 1e6:.2f} us, {spill_slowdown:g}x the time if it spills)")
+    return scores.weighed(pick, why, rejected, p_spill, regs, np.where(out_of_range, np.nan, spill))
 
 
 def _fallback(heads: GroupHeads, fallback, shape, why: str):

@@ -116,8 +116,8 @@ def test_registered_with_its_options():
     init = lambda cls: {f for f, v in cls.__dataclass_fields__.items() if v.init}  # noqa: E731
     assert init(LearnedEdges) == {"model", "tracking_uri", "arch", "margin", "spill_budget", "tile_policy",
                                   "allow_arch_mismatch"}
-    assert init(LearnedGroups) == {"group_model", "tracking_uri", "arch", "margin", "spill_budget", "spill_cut", "allow_arch_mismatch",
-                                   "fallback"}
+    assert init(LearnedGroups) == {"group_model", "tracking_uri", "arch", "margin", "spill_budget", "spill_cut",
+                                   "spill_slowdown", "allow_arch_mismatch", "fallback"}
 
 
 def test_fast_predict_matches_model_io(model):

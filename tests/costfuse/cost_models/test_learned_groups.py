@@ -84,7 +84,7 @@ def test_the_spill_cut_picks_which_recorded_threshold_the_policy_decides_at(bund
     (cut / "metadata.json").write_text(json.dumps(meta))
     _, shape = trained_group
     assert LearnedGroups(group_model=str(cut), spill_cut="recall").best_config(shape).reason.startswith(
-        "learned: fastest config predicted spill-free")
+        "learned: ")
     assert LearnedGroups(group_model=str(cut)).best_config(shape).reason.startswith(FALLBACK)
     del meta["heads"]["spill"]["decision_threshold"]      # an older bundle
     (cut / "metadata.json").write_text(json.dumps(meta))
@@ -205,16 +205,34 @@ def test_group_heads_of_another_arch_are_refused(group_loads, group_model, named
     assert LearnedGroups(group_model=group_model, allow_arch_mismatch=True).heads.bundle.metadata["arch"] == "sm_80"
 
 
-def test_best_config_asks_learned_groups_with_the_models_own_settings(group_loads, monkeypatch):
-    m = LearnedGroups(spill_budget=16.0)
+@pytest.mark.parametrize("settings, budget, slowdown", [
+    ({"spill_budget": 16.0}, 16.0, 1.0),                     # a positive budget keeps its own rule
+    ({}, 0.0, learned_groups.SPILL_SLOWDOWN),               # the default: the expected time
+    ({"spill_slowdown": 1.0}, 0.0, 1.0),                     # the fastest predicted spill-free
+])
+def test_best_config_asks_learned_groups_with_the_models_own_settings(group_loads, monkeypatch, settings, budget,
+                                                                      slowdown):
+    m = LearnedGroups(**settings)
     calls = []
     monkeypatch.setattr(learned_groups, "best_config", lambda *args: calls.append(args) or "the estimate")
     shape = object()
     assert m.best_config(shape) == "the estimate"
     assert len(calls) == 1
-    heads, got_shape, target, budget, fallback = calls[0]
+    heads, got_shape, target, got_budget, fallback, got_slowdown = calls[0]
     assert heads is m.heads and got_shape is shape and target is m._target
-    assert budget == 16.0 and fallback is m.fallback and isinstance(m.fallback, Analytical)
+    assert got_budget == budget and fallback is m.fallback and isinstance(m.fallback, Analytical)
+    assert got_slowdown == slowdown
+
+
+def test_a_spill_slowdown_below_one_is_refused():
+    with pytest.raises(ValueError, match="--spill-slowdown must be at least 1"):
+        LearnedGroups(spill_slowdown=0.5)
+
+
+def _features_are_config_indices(monkeypatch):
+    """Replace group_features with each config's index, for the stand-in heads below to read."""
+    monkeypatch.setattr(learned_groups, "group_features",
+                        lambda shape, configs, arch, static=None: np.arange(len(configs), dtype=float)[:, None])
 
 
 class _PersistentSpills:
@@ -247,7 +265,7 @@ def test_a_looped_pick_says_why_the_persistent_config_of_fewer_bytes_lost(monkey
     k = Kernels(softmax_program(64, 4096))
     shape = k.shape()
     configs = config_space(shape)
-    monkeypatch.setattr(lg, "group_features", lambda shape, configs, arch, static=None: np.arange(len(configs), dtype=float)[:, None])
+    _features_are_config_indices(monkeypatch)
     est = lg.best_config(_PersistentSpills(configs), shape, get_target("sm_90"), 0.0, Analytical())
     assert est.launch.mode == "looped"
     assert re.search(r"; persistent x\d+ r4096 w\d+ moves [\d.]+ MB, not [\d.]+ MB, but is predicted to spill "
@@ -269,8 +287,13 @@ class _RiskyFastest:
         p = np.where(X[:, 0] == self.fastest, self.p, 0.0)
         return {"p_spill": p, "spills": np.zeros(len(X), bool), "spill_bytes": np.zeros(len(X))}
 
+    threshold = 0.5
+
     def regs(self, x):
         return 32.0
+
+    def regs_of(self, X):
+        return np.full(len(X), 32.0)
 
 
 def test_the_expected_time_passes_over_a_risky_fastest_config_for_a_safe_one_as_fast(monkeypatch):
@@ -287,7 +310,7 @@ def test_the_expected_time_passes_over_a_risky_fastest_config_for_a_safe_one_as_
     k = Kernels(softmax_program(64, 4096))   # held: the shape reads its module's ops
     shape = k.shape()
     configs = config_space(shape)
-    monkeypatch.setattr(lg, "group_features", lambda shape, configs, arch, static=None: np.arange(len(configs), dtype=float)[:, None])
+    _features_are_config_indices(monkeypatch)
     times = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs))).time_s
     order = [int(i) for i in np.argsort(times, kind="stable")]
     fastest = order[0]
@@ -303,3 +326,52 @@ def test_the_expected_time_passes_over_a_risky_fastest_config_for_a_safe_one_as_
     heads = _RiskyFastest(fastest, 0.01)
     close, _ = lg.learned_pick(heads, shape, target, spill_slowdown=5.0)
     assert (close.launch == configs[fastest]) == (times[fastest] * 1.04 < times[runner_up])
+
+
+@pytest.mark.parametrize("p", [0.2, 0.01])
+@pytest.mark.parametrize("slowdown", [5.0, 1.0])
+def test_weigh_configs_and_the_verify_order_agree_with_the_expected_time_pick(monkeypatch, p, slowdown):
+    """What --explain=configs prints and what --verify-picks walks start from learned_pick's config: one
+    ranking (expected_time_order), the risky fastest config's verdict naming its expected time."""
+    from helpers.peer_kernels import Kernels
+    from helpers.peer_kernels import softmax as softmax_program
+
+    from costfuse.cost_models import learned_groups as lg
+    from costfuse.cost_models.group_time import score_configs
+    from costfuse.targets import get_target
+
+    target = get_target("sm_90")
+    k = Kernels(softmax_program(64, 4096))
+    shape = k.shape()
+    configs = config_space(shape)
+    _features_are_config_indices(monkeypatch)
+    base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)))
+    fastest = int(np.argsort(base.time_s, kind="stable")[0])
+    heads = _RiskyFastest(fastest, p)
+    pick, _ = lg.learned_pick(heads, shape, target, spill_slowdown=slowdown)
+    weighed = lg.weigh_configs(heads, shape, target, 0.0, Analytical(), slowdown)
+    (picked,) = [w for w in weighed if w.picked]
+    assert picked.launch == pick.launch
+    pred = heads.predict(np.arange(len(configs), dtype=float)[:, None])
+    order = lg.expected_time_order(base, pred["p_spill"], ~pred["spills"], slowdown)
+    assert configs[order[0]] == pick.launch and sorted(order) == list(range(len(configs)))
+    if pick.launch != configs[fastest]:
+        verdict = next(w.verdict for w in weighed if w.launch == configs[fastest])
+        assert re.match(rf"expected time [\d.]+ us \(P\(spill\) {p:.2f}\) vs the pick's [\d.]+ us$", verdict)
+
+
+def test_the_default_pick_on_a_workload_is_the_expected_time_one():
+    """gelu_erf_bf16 (issue #29): the shipped heads give pointwise x4096 w1 P(spill) 0.18 (it spilled 30 B
+    under ptxas); the group pass's default picks x2048 w1, and --spill-slowdown 1 the old x4096 w1."""
+    from costfuse.cost_models import make_policy
+    from costfuse.group_pass import GroupFusionPass, run_group_pipeline
+    from costfuse.ir import parse_module
+
+    text = (Path(__file__).parents[3] / "experiments" / "workloads" / "gelu_erf_bf16.mlir").read_text()
+
+    def launches(**settings):
+        records = run_group_pipeline(parse_module(text), GroupFusionPass(make_policy("learned", "groups", **settings)))
+        return [r.kernel.estimate.launch.short() for r in records]
+
+    assert launches() == ["pointwise x2048 r1 w1"]
+    assert launches(spill_slowdown=1.0) == ["pointwise x4096 r1 w1"]

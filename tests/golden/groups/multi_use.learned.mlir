@@ -1,8 +1,8 @@
 // costfuse-opt multi_use.mlir --fusion groups --cost-model learned --explain
-// merge g1 + g2: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 18, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.70 us]
-// merge g1+g2 + g3: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 23, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.70 us]
-// merge g1+g2+g3 + g4: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 18, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us]
-// kernel @main_k0 = g1+g2+g3+g4: pointwise x32 r1 w1, regs 18, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (learned: fastest config predicted spill-free (P(spill)=0.00), 6 of 6 configs predicted in analytical-time order)
+// merge g1 + g2: saves 1.70 us (1.70 vs 3.40) [pointwise x64 r1 w2, regs 18, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.70 us]
+// merge g1+g2 + g3: saves 1.70 us (1.70 vs 3.40) [pointwise x64 r1 w2, regs 23, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.70 us]
+// merge g1+g2+g3 + g4: saves 1.70 us (1.70 vs 3.40) [pointwise x64 r1 w2, regs 16, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us]
+// kernel @main_k0 = g1+g2+g3+g4: pointwise x64 r1 w2, regs 16, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (learned: the pointwise config predicted spill-free of least expected time (P(spill)=0.00, 5.05x the time if it spills), 6 of 6 configs predicted in analytical-time order)
 // # learned groups: 1 kernels, 1 outlined functions, issued 0.001 MB, DRAM 0.001 MB (estimated)
 // # learned: 15 group decisions, 0 by the analytical fallback
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -11,7 +11,7 @@ module {
     %0 = call @main_k0(%arg0) : (tensor<8x16xf32>) -> tensor<8x16xf32>
     return %0 : tensor<8x16xf32>
   }
-  func.func private @main_k0(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 1 : i64, rblock = 1 : i64, xblock = 32 : i64}} {
+  func.func private @main_k0(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 2 : i64, rblock = 1 : i64, xblock = 64 : i64}} {
     %0 = tensor.empty() : tensor<8x16xf32>
     %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<8x16xf32>) outs(%0 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):

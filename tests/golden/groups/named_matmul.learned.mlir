@@ -1,7 +1,7 @@
 // costfuse-opt named_matmul.mlir --fusion groups --cost-model learned --explain
-// merge g2 + g3: saves 1.55 us (1.55 vs 3.10) [pointwise x64 r1 w1, regs 11, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.55 us]
-// kernel @main_k0 = g1: pointwise x32 r1 w1, regs 14, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (learned: fastest config predicted spill-free (P(spill)=0.00), 6 of 6 configs predicted in analytical-time order)
-// kernel @main_k1 = g2+g3: pointwise x64 r1 w1, regs 11, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.55 us (learned: fastest config predicted spill-free (P(spill)=0.00), 6 of 6 configs predicted in analytical-time order)
+// merge g2 + g3: saves 1.55 us (1.55 vs 3.10) [pointwise x128 r1 w2, regs 10, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.55 us]
+// kernel @main_k0 = g1: pointwise x64 r1 w2, regs 13, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (learned: the pointwise config predicted spill-free of least expected time (P(spill)=0.00, 5.05x the time if it spills), 6 of 6 configs predicted in analytical-time order)
+// kernel @main_k1 = g2+g3: pointwise x128 r1 w2, regs 10, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.55 us (learned: the pointwise config predicted spill-free of least expected time (P(spill)=0.00, 5.05x the time if it spills), 6 of 6 configs predicted in analytical-time order)
 // # learned groups: 2 kernels, 2 outlined functions, issued 0.002 MB, DRAM 0.002 MB (estimated)
 // # learned: 5 group decisions, 0 by the analytical fallback
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -15,7 +15,7 @@ module {
     %4 = call @main_k1(%3) : (tensor<8x12xf32>) -> tensor<8x12xf32>
     return %4 : tensor<8x12xf32>
   }
-  func.func private @main_k0(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 1 : i64, rblock = 1 : i64, xblock = 32 : i64}} {
+  func.func private @main_k0(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 2 : i64, rblock = 1 : i64, xblock = 64 : i64}} {
     %0 = tensor.empty() : tensor<8x16xf32>
     %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<8x16xf32>) outs(%0 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
@@ -24,7 +24,7 @@ module {
     } -> tensor<8x16xf32>
     return %1 : tensor<8x16xf32>
   }
-  func.func private @main_k1(%arg0: tensor<8x12xf32>) -> tensor<8x12xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 1 : i64, rblock = 1 : i64, xblock = 64 : i64}} {
+  func.func private @main_k1(%arg0: tensor<8x12xf32>) -> tensor<8x12xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 2 : i64, rblock = 1 : i64, xblock = 128 : i64}} {
     %0 = tensor.empty() : tensor<8x12xf32>
     %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<8x12xf32>) outs(%0 : tensor<8x12xf32>) {
     ^bb0(%in: f32, %out: f32):

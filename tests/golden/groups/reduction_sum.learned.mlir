@@ -1,8 +1,8 @@
 // costfuse-opt reduction_sum.mlir --fusion groups --cost-model learned --explain
-// merge g3 + g4: saves 3.50 us (1.70 vs 5.20) [persistent x1 r32 w1, regs 13, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us]
-// merge g1 + g2: saves 1.70 us (1.70 vs 3.40) [pointwise x32 r1 w1, regs 16, spill 0 B, issued 0.003 MB, dram 0.003 MB, 1.70 us]
-// merge g1+g2 + g3+g4: saves 1.70 us (1.70 vs 3.40) [persistent x1 r32 w1, regs 15, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.70 us]
-// kernel @main_k0 = g1+g2+g3+g4: persistent x1 r32 w1, regs 15, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.70 us (learned: fastest config predicted spill-free (P(spill)=0.00), 8 of 10 configs predicted in analytical-time order)
+// merge g3 + g4: saves 3.50 us (1.70 vs 5.20) [persistent x2 r32 w2, regs 12, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us]
+// merge g1 + g2: saves 1.70 us (1.70 vs 3.40) [pointwise x64 r1 w2, regs 15, spill 0 B, issued 0.003 MB, dram 0.003 MB, 1.70 us]
+// merge g1+g2 + g3+g4: saves 1.70 us (1.70 vs 3.40) [persistent x8 r32 w2, regs 17, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.70 us]
+// kernel @main_k0 = g1+g2+g3+g4: persistent x8 r32 w2, regs 17, spill 0 B, issued 0.002 MB, dram 0.002 MB, 1.70 us (learned: the persistent config predicted spill-free of least expected time (P(spill)=0.00, 5.05x the time if it spills), 10 of 10 configs predicted in analytical-time order)
 // # learned groups: 1 kernels, 1 outlined functions, issued 0.002 MB, DRAM 0.002 MB (estimated)
 // # learned: 12 group decisions, 0 by the analytical fallback
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -13,7 +13,7 @@ module {
     %0 = call @main_k0(%arg0, %arg1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8xf32>
     return %0 : tensor<8xf32>
   }
-  func.func private @main_k0(%arg0: tensor<8x32xf32>, %arg1: tensor<8x32xf32>) -> tensor<8xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "persistent", num_warps = 1 : i64, rblock = 32 : i64, xblock = 1 : i64}} {
+  func.func private @main_k0(%arg0: tensor<8x32xf32>, %arg1: tensor<8x32xf32>) -> tensor<8xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "persistent", num_warps = 2 : i64, rblock = 32 : i64, xblock = 8 : i64}} {
     %cst = arith.constant 0.000000e+00 : f32
     %0 = tensor.empty() : tensor<8x32xf32>
     %1 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1 : tensor<8x32xf32>, tensor<8x32xf32>) outs(%0 : tensor<8x32xf32>) {

@@ -1,14 +1,14 @@
 // costfuse-opt softmax_gelu.mlir --fusion groups --cost-model learned --explain
-// merge g1 + g2: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 62, spill 0 B, issued 0.529 MB, dram 0.529 MB, 1.70 us]
-// merge g1+g2 + g3: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 61, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
-// merge g1+g2+g3 + g4: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 66, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
-// merge g1+g2+g3+g4 + g5: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 68, spill 0 B, issued 0.529 MB, dram 0.529 MB, 1.70 us]
-// merge g1+g2+g3+g4+g5 + g6: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 67, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
-// merge g1+g2+g3+g4+g5+g6 + g7: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 74, spill 0 B, issued 0.791 MB, dram 0.791 MB, 1.70 us]
-// merge g1+g2+g3+g4+g5+g6+g7 + g8: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 73, spill 0 B, issued 0.791 MB, dram 0.791 MB, 1.70 us]
-// merge g1+g2+g3+g4+g5+g6+g7+g8 + g9: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 73, spill 0 B, issued 0.791 MB, dram 0.791 MB, 1.70 us]
-// merge g1+g2+g3+g4+g5+g6+g7+g8+g9 + g10: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w1, regs 64, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
-// kernel @softmax_gelu_k0 = g1+g2+g3+g4+g5+g6+g7+g8+g9+g10: persistent x1 r1024 w1, regs 64, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us (learned: fastest config predicted spill-free (P(spill)=0.00), 8 of 199 configs predicted in analytical-time order)
+// merge g1 + g2: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w4, regs 28, spill 0 B, issued 0.529 MB, dram 0.529 MB, 1.70 us]
+// merge g1+g2 + g3: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w4, regs 26, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
+// merge g1+g2+g3 + g4: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w4, regs 31, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
+// merge g1+g2+g3+g4 + g5: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w4, regs 33, spill 0 B, issued 0.529 MB, dram 0.529 MB, 1.70 us]
+// merge g1+g2+g3+g4+g5 + g6: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w4, regs 30, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
+// merge g1+g2+g3+g4+g5+g6 + g7: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w4, regs 32, spill 0 B, issued 0.791 MB, dram 0.791 MB, 1.70 us]
+// merge g1+g2+g3+g4+g5+g6+g7 + g8: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w4, regs 32, spill 0 B, issued 0.791 MB, dram 0.791 MB, 1.70 us]
+// merge g1+g2+g3+g4+g5+g6+g7+g8 + g9: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w4, regs 32, spill 0 B, issued 0.791 MB, dram 0.791 MB, 1.70 us]
+// merge g1+g2+g3+g4+g5+g6+g7+g8+g9 + g10: saves 1.70 us (1.70 vs 3.40) [persistent x1 r1024 w4, regs 28, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us]
+// kernel @softmax_gelu_k0 = g1+g2+g3+g4+g5+g6+g7+g8+g9+g10: persistent x1 r1024 w4, regs 28, spill 0 B, issued 0.528 MB, dram 0.528 MB, 1.70 us (learned: the persistent config predicted spill-free of least expected time (P(spill)=0.00, 5.05x the time if it spills), 39 of 199 configs predicted in analytical-time order)
 // # learned groups: 1 kernels, 1 outlined functions, issued 0.528 MB, DRAM 0.528 MB (estimated)
 // # learned: 47 group decisions, 0 by the analytical fallback
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -19,7 +19,7 @@ module {
     %0 = call @softmax_gelu_k0(%arg0, %arg1) : (tensor<64x1024xf32>, tensor<1024xf32>) -> tensor<64x1024xf32>
     return %0 : tensor<64x1024xf32>
   }
-  func.func private @softmax_gelu_k0(%arg0: tensor<64x1024xf32>, %arg1: tensor<1024xf32>) -> tensor<64x1024xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "persistent", num_warps = 1 : i64, rblock = 1024 : i64, xblock = 1 : i64}} {
+  func.func private @softmax_gelu_k0(%arg0: tensor<64x1024xf32>, %arg1: tensor<1024xf32>) -> tensor<64x1024xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "persistent", num_warps = 4 : i64, rblock = 1024 : i64, xblock = 1 : i64}} {
     %cst = arith.constant 5.000000e-01 : f32
     %cst_0 = arith.constant 1.000000e+00 : f32
     %cst_1 = arith.constant 0.797884583 : f32

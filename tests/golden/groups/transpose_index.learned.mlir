@@ -1,9 +1,9 @@
 // costfuse-opt transpose_index.mlir --fusion groups --cost-model learned --explain
 // skip  g1 + g2: members have different loop extents [(8, 16), (16, 8)]
 // skip  g2 + g3: members have different loop extents [(8, 16), (16, 8)]
-// kernel @main_k0 = g1: pointwise x32 r1 w1, regs 11, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (learned: fastest config predicted spill-free (P(spill)=0.00), 6 of 6 configs predicted in analytical-time order)
-// kernel @main_k1 = g2: pointwise x32 r1 w1, regs 9, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (learned: fastest config predicted spill-free (P(spill)=0.00), 6 of 6 configs predicted in analytical-time order)
-// kernel @main_k2 = g3: pointwise x32 r1 w1, regs 14, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (learned: fastest config predicted spill-free (P(spill)=0.00), 6 of 6 configs predicted in analytical-time order)
+// kernel @main_k0 = g1: pointwise x64 r1 w2, regs 10, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (learned: the pointwise config predicted spill-free of least expected time (P(spill)=0.00, 5.05x the time if it spills), 6 of 6 configs predicted in analytical-time order)
+// kernel @main_k1 = g2: pointwise x64 r1 w2, regs 9, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (learned: the pointwise config predicted spill-free of least expected time (P(spill)=0.00, 5.05x the time if it spills), 6 of 6 configs predicted in analytical-time order)
+// kernel @main_k2 = g3: pointwise x64 r1 w2, regs 13, spill 0 B, issued 0.001 MB, dram 0.001 MB, 1.70 us (learned: the pointwise config predicted spill-free of least expected time (P(spill)=0.00, 5.05x the time if it spills), 6 of 6 configs predicted in analytical-time order)
 // # learned groups: 3 kernels, 3 outlined functions, issued 0.003 MB, DRAM 0.003 MB (estimated)
 // # learned: 3 group decisions, 0 by the analytical fallback
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -15,7 +15,7 @@ module {
     %2 = call @main_k2(%1) : (tensor<16x8xf32>) -> tensor<8x16xf32>
     return %2 : tensor<8x16xf32>
   }
-  func.func private @main_k0(%arg0: tensor<8x16xf32>) -> tensor<16x8xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 1 : i64, rblock = 1 : i64, xblock = 32 : i64}} {
+  func.func private @main_k0(%arg0: tensor<8x16xf32>) -> tensor<16x8xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 2 : i64, rblock = 1 : i64, xblock = 64 : i64}} {
     %0 = tensor.empty() : tensor<16x8xf32>
     %1 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<8x16xf32>) outs(%0 : tensor<16x8xf32>) {
     ^bb0(%in: f32, %out: f32):
@@ -24,7 +24,7 @@ module {
     } -> tensor<16x8xf32>
     return %1 : tensor<16x8xf32>
   }
-  func.func private @main_k1(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 1 : i64, rblock = 1 : i64, xblock = 32 : i64}} {
+  func.func private @main_k1(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 2 : i64, rblock = 1 : i64, xblock = 64 : i64}} {
     %0 = tensor.empty() : tensor<16x8xf32>
     %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<16x8xf32>) outs(%0 : tensor<16x8xf32>) {
     ^bb0(%in: f32, %out: f32):
@@ -36,7 +36,7 @@ module {
     } -> tensor<16x8xf32>
     return %1 : tensor<16x8xf32>
   }
-  func.func private @main_k2(%arg0: tensor<16x8xf32>) -> tensor<8x16xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 1 : i64, rblock = 1 : i64, xblock = 32 : i64}} {
+  func.func private @main_k2(%arg0: tensor<16x8xf32>) -> tensor<8x16xf32> attributes {costfuse.kernel, costfuse.launch = {mode = "pointwise", num_warps = 2 : i64, rblock = 1 : i64, xblock = 64 : i64}} {
     %0 = tensor.empty() : tensor<8x16xf32>
     %1 = linalg.generic {indexing_maps = [#map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<16x8xf32>) outs(%0 : tensor<8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
