@@ -149,6 +149,7 @@ def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, job
     from costfuse.data.compile import CompilePool, CompileTask
     from costfuse.data.inductor_codegen import inductor_code, kernels_of
     from costfuse.inductor.choices import CostFuseChoices
+    from costfuse.inductor.decide import PRUNE_SPILL_CUT
     from costfuse.inductor.prune import patched
 
     handler = CostFuseChoices(mode, group_model, spill_cut=spill_cut)
@@ -224,7 +225,8 @@ def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, job
             r.dram_bytes = {"costfuse": kernel.dram_bytes_at(launch, handler.decider.target),
                             "inductor": kernel.dram_bytes_at(theirs, handler.decider.target)}
             r.features_s = features_seconds(handler.decider, kernel)
-            predicted = handler.decider.predict(kernel, [k.launch(c) for c in k.candidates])
+            # what prune would drop: the heads' verdicts at prune's cut
+            predicted = handler.decider.predict(kernel, [k.launch(c) for c in k.candidates], PRUNE_SPILL_CUT)
             for e, s, regs in zip(r.inductor, predicted["spills"], predicted["regs"]):
                 e["predicted_spill"], e["predicted_regs"] = bool(s), round(float(regs), 1)
             if mode == "prune":

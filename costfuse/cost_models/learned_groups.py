@@ -103,13 +103,17 @@ class GroupHeads:
         self._lo = np.array([ranges[c][0] if c in ranges else -np.inf for c in self._columns])
         self._hi = np.array([ranges[c][1] if c in ranges else np.inf for c in self._columns])
         self._group_cols = np.array([c in GROUP_COLUMNS for c in self._columns])
-        if self.spill_cut not in SPILL_CUTS:
-            raise ValueError(f"--spill-cut must be one of {', '.join(SPILL_CUTS)}, got {self.spill_cut!r}")
-        spill = meta["heads"]["spill"]
-        if self.spill_cut == "recall" and "decision_threshold" not in spill:
+        self.threshold = self.cut_threshold(self.spill_cut)
+
+    def cut_threshold(self, cut: str) -> float:
+        """The P(spill) threshold of the spill head's cut ``cut`` (:data:`SPILL_CUTS`)."""
+        if cut not in SPILL_CUTS:
+            raise ValueError(f"--spill-cut must be one of {', '.join(SPILL_CUTS)}, got {cut!r}")
+        spill = self.bundle.metadata["heads"]["spill"]
+        if cut == "recall" and "decision_threshold" not in spill:
             raise ValueError("--spill-cut recall: the group model's spill head records no decision_threshold "
                              "(re-export it with costfuse-train)")
-        self.threshold = float(spill["decision_threshold" if self.spill_cut == "recall" else "threshold"])
+        return float(spill["decision_threshold" if cut == "recall" else "threshold"])
 
     def predict(self, X: np.ndarray, spill_bytes: bool = True) -> dict[str, np.ndarray]:
         """``p_spill``, ``spills`` and ``spill_bytes`` (per thread, 0 where not spilling) per row of ``X``;

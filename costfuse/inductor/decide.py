@@ -51,6 +51,11 @@ spilling kernels out (``decision_threshold``), not the F1-best one the pass uses
 CostFuse's own lowering; on Inductor's kernels the F1 cut let picks spill that ptxas caught
 (``experiments/results/inductor_report.md`` is measured at this cut; ``python
 experiments/inductor_report.py --spill-cut f1 --report -`` prints the same report at the F1 cut)."""
+PRUNE_SPILL_CUT = "f1"
+"""The cut ``prune`` drops Inductor's candidates at: the F1-best one, not the handler's recall cut.  Inductor
+still compiles and times what ``prune`` keeps, and drops a spilling config after compiling it, so a spilling
+candidate kept costs one compile, while a spill-free one dropped may be the fastest config lost; at the recall
+cut ``prune`` dropped 8.4% of Inductor's spill-free candidates (``experiments/results/inductor_report.md``)."""
 DECISION_RULE = f"persistent-first,expected-time-{SPILL_SLOWDOWN:g}"   # in the uuid: a new rule, a new cache key
 BATCH = 8   # configs per prediction call in :meth:`Decider.always_spills` (the answer is usually in the first)
 
@@ -136,11 +141,13 @@ class Decider:
         """Feature rows (group schema v3) of ``kernel`` at ``launches``."""
         return group_features(kernel, launches, self.arch, kernel.group_columns)
 
-    def predict(self, kernel, launches: list[KernelLaunch]) -> dict[str, np.ndarray]:
-        """Per launch: ``p_spill``, ``spills`` (P(spill) at or above the cut), ``regs`` (predicted registers
-        per thread) and ``in_range`` (every column inside the training range)."""
+    def predict(self, kernel, launches: list[KernelLaunch], cut: str | None = None) -> dict[str, np.ndarray]:
+        """Per launch: ``p_spill``, ``spills`` (P(spill) at or above the cut: the decider's, or ``cut``),
+        ``regs`` (predicted registers per thread) and ``in_range`` (every column inside the training range)."""
         X = self.features(kernel, launches)
         out = self.heads.predict(X, spill_bytes=False)
+        if cut is not None:
+            out["spills"] = out["p_spill"] >= self.heads.cut_threshold(cut)
         regs = self.heads.bundle.heads.get("regs")
         outside, _ = self.heads.outside(X)
         return {"p_spill": out["p_spill"], "spills": out["spills"], "in_range": ~outside,

@@ -12,22 +12,7 @@ from costfuse.featurize.group_features import GROUP_COLUMNS, GROUP_FEATURE_COLUM
 from costfuse.featurize.inductor_kernel import FULL, REDUCE, ROWWISE, InductorKernel, KernelBuffer, KernelNode
 from costfuse.launch import KernelLaunch, config_space
 from costfuse.targets import get_target
-
-ROWS, N = 4096, 8192
-
-
-def softmax_kernel(dtype_bits: int = 16) -> InductorKernel:
-    """Inductor's softmax as its scheduler describes it: max, sum of exp, then the normalized store."""
-    x = KernelBuffer("x", ROWS * N, dtype_bits)
-    return InductorKernel(ROWS, N, (
-        KernelNode("op0", REDUCE, (("load", 1), ("to_dtype", 1)), ("x",), ("buf0",), "max", 2),
-        KernelNode("op1", REDUCE, (("exp", 1), ("load", 2), ("sub", 1), ("to_dtype", 1)), ("x", "buf0"),
-                   ("buf1",), "sum", 3),
-        KernelNode("op2", FULL, (("exp", 1), ("load", 3), ("sub", 1), ("to_dtype", 2), ("truediv", 1)),
-                   ("x", "buf0", "buf1"), ("out",), None, 4),
-    ), (x, KernelBuffer("buf0", ROWS, 32), KernelBuffer("buf1", ROWS, 32), KernelBuffer("out", ROWS * N, 16)),
-        ("out",))
-
+from helpers.inductor_kernels import N, ROWS, softmax_kernel
 
 def test_passes_follow_the_reductions_a_node_reads():
     k = softmax_kernel()

@@ -131,13 +131,34 @@ def test_prune_drops_candidates_predicted_to_spill_and_adds_the_pick(monkeypatch
     h = CostFuseChoices("prune")
     pick = Pick(KernelLaunch("looped", 1, 512, 4), 40.0, 0.01, "stand-in")
     monkeypatch.setattr(h.decider, "pick", lambda kernel, mode=None: (pick, ""))
-    monkeypatch.setattr(h.decider, "predict", lambda kernel, launches: {
+    cuts = []
+    monkeypatch.setattr(h.decider, "predict", lambda kernel, launches, cut=None: cuts.append(cut) or {
         "spills": [launch.rblock > 2048 for launch in launches]})
     with patched(h.registry):
         (k,) = kernels_of(inductor_code(rmsnorm_bwd, bwd_inputs(2048, 16384), choices=h))
     assert k.heuristic == "reduction"
     assert [k.launch(c) for c in k.candidates] == [KernelLaunch("looped", 1, 2048, 16), pick.launch]
     assert h.registry.stats == {"kept": 1, "dropped": 1, "added": 1}
+    assert cuts == ["f1"]   # prune drops at the F1 cut, whatever cut the handler picks at
+
+
+def test_prune_cut_is_the_heads_f1_threshold_not_the_handlers():
+    """Decider.predict at a named cut: the verdicts are P(spill) against that cut's threshold."""
+    import numpy as np
+
+    from costfuse.inductor.decide import PRUNE_SPILL_CUT, Decider
+    from costfuse.launch import config_space
+    from helpers.inductor_kernels import softmax_kernel
+
+    d = Decider(spill_cut="recall")
+    k = softmax_kernel()
+    space = config_space(k)
+    mine, pruned = d.predict(k, space), d.predict(k, space, PRUNE_SPILL_CUT)
+    f1 = d.heads.cut_threshold("f1")
+    assert f1 > d.heads.threshold   # the recall cut lies below the F1 one
+    assert np.array_equal(pruned["spills"], pruned["p_spill"] >= f1)
+    assert np.array_equal(mine["spills"], mine["p_spill"] >= d.heads.threshold)
+    assert pruned["spills"].sum() < mine["spills"].sum()
 
 
 def test_prune_files_its_decisions_on_a_torch_without_the_source_hook(monkeypatch):
@@ -149,7 +170,8 @@ def test_prune_files_its_decisions_on_a_torch_without_the_source_hook(monkeypatc
     h = CostFuseChoices("prune")
     monkeypatch.setattr(CostFuseChoices, "customize_fused_kernel_name", lambda self, name, src: name)
     monkeypatch.setattr(compat, "has_source_hook", lambda: False)
-    monkeypatch.setattr(h.decider, "predict", lambda kernel, launches: {
+    cuts = []
+    monkeypatch.setattr(h.decider, "predict", lambda kernel, launches, cut=None: cuts.append(cut) or {
         "spills": [launch.rblock > 2048 for launch in launches]})
     with patched(h.registry):
         (k,) = kernels_of(inductor_code(rmsnorm_bwd, bwd_inputs(2048, 16384), choices=h))
