@@ -295,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     from costfuse.inductor.decide import HANDLER_SPILL_CUT
 
     rule = "the fastest predicted spill-free config of every mode" if args.fastest else \
-        "persistent when some persistent config is predicted spill-free, then the fastest"
+        ("persistent when some persistent config is predicted spill-free, then the mode's config of least expected "
+         "time (docs/inductor.md, \"Decisions\"); `prune` drops candidates at the heads' F1 cut")
     command = command_line("inductor_report.py", argv)
     text = markdown(rows, summarize(rows), command, png.name,
                     args.spill_cut or HANDLER_SPILL_CUT, errors, rule)

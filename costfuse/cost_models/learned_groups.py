@@ -58,7 +58,21 @@ from costfuse.targets import get_target
 
 SHIPPED_GROUP_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "groups"
 SPILL_CUTS = ("f1", "recall")   # the spill head's threshold / decision_threshold (train/fit.py)
-BATCH = 8           # configs predicted per call: most picks lie among the first few (the trees cost per row)
+BATCH = 8           # configs in the first prediction call: most picks lie among the first few
+
+
+def batches(order: list[int]) -> list[list[int]]:
+    """``order`` cut into prediction calls of :data:`BATCH` rows, then twice as many each time: a call has a
+    fixed cost of about ten rows' worth of trees, so a walk that finds nothing in the first batch makes a
+    few calls, not one per eight configs (and past the bundle's ``SMALL_BATCH`` rows a call goes to XGBoost,
+    which is the faster there)."""
+    out, k, size = [], 0, BATCH
+    while k < len(order):
+        out.append(order[k:k + size])
+        k, size = k + size, 2 * size
+    return out
+
+
 SPILL_SLOWDOWN = 5.05
 """How much slower a kernel runs if a config the heads call spill-free spills after all, for the expected time
 a pick weighs (:func:`learned_pick`'s ``spill_slowdown``): pytorch/pytorch#169256's persistent reduction went
@@ -249,7 +263,7 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     With a zero budget a config within it spills nothing, so its time is the
     analytical time without spill traffic: the answer is the first config in
     that order the heads predict spill-free.  So the heads run on
-    :data:`BATCH` configs at a time in that order and stop there (most groups
+    growing batches in that order (:func:`batches`) and stop there (most groups
     need one or two batches, where predicting the whole space cost 5-15 ms).
     A positive budget lets spill traffic reorder configs, so then every
     config is predicted.
@@ -274,12 +288,12 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
         return None, f"group outside the training range ({why})"
     base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)))
     order = [i for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
-    batches = [order] if spill_budget > 0 else [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
+    calls = [order] if spill_budget > 0 else batches(order)
     scored = 0
     rejected = ["is outside the training range" if o else "" for o in out_of_range]   # for --explain (issue #29)
     if spill_budget <= 0 and spill_slowdown > 1:
         return _least_expected_time(heads, X, base, order, spill_slowdown)
-    for idx in batches:
+    for idx in calls:
         pred = heads.predict(X[idx], spill_bytes=spill_budget > 0)
         scored += len(idx)
         ok = np.flatnonzero(pred["spill_bytes"] <= spill_budget)
@@ -311,9 +325,12 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
     """:func:`learned_pick` with ``spill_slowdown``: the mode of the fastest config predicted spill-free, then
     that mode's config predicted spill-free of least expected time (configs in ``order``, fastest first)."""
     best = None   # (expected time, config index, P(spill))
-    mode, scored, todo = None, 0, list(order)
+    mode, scored, todo, size = None, 0, list(order), BATCH
     while todo and (best is None or base.time_s[todo[0]] < best[0]):
-        idx, todo = todo[:BATCH], todo[BATCH:]
+        if best is None:   # looking for the mode: batches as batches() cuts them
+            idx, todo, size = todo[:size], todo[size:], 2 * size
+        else:   # then every config that can still win (time below the best expected time), in one call
+            idx, todo = [i for i in todo if base.time_s[i] < best[0]], []
         pred = heads.predict(X[idx], spill_bytes=False)
         scored += len(idx)
         ok = [k for k in np.flatnonzero(~pred["spills"]) if mode is None or base.configs[idx[k]].mode == mode]

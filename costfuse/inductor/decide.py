@@ -3,7 +3,7 @@
 The model is the handler's own heads (``costfuse/models/inductor/``): group
 heads trained on Inductor's kernels (dataset ``sm90_inductor_v1``) together
 with CostFuse's kernel groups (``sm90_v2``) and v1's row kernels, through
-the group features (schema v2), since an Inductor kernel is featurized as a
+the group features (schema v3), since an Inductor kernel is featurized as a
 row kernel (:mod:`costfuse.featurize.inductor_kernel`).  :class:`Decider`
 runs them on an :class:`costfuse.featurize.inductor_kernel.InductorKernel`
 through the learned group policy's own code
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from costfuse.cost_models.learned_groups import SPILL_SLOWDOWN, GroupHeads, learned_pick, load_group_heads
+from costfuse.cost_models.learned_groups import SPILL_SLOWDOWN, GroupHeads, batches, learned_pick, load_group_heads
 from costfuse.inductor.configs import inductor_can_launch
 from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features
 from costfuse.launch import KernelLaunch, config_space
@@ -57,7 +57,6 @@ still compiles and times what ``prune`` keeps, and drops a spilling config after
 candidate kept costs one compile, while a spill-free one dropped may be the fastest config lost; at the recall
 cut ``prune`` dropped 8.4% of Inductor's spill-free candidates (``experiments/results/inductor_report.md``)."""
 DECISION_RULE = f"persistent-first,expected-time-{SPILL_SLOWDOWN:g}"   # in the uuid: a new rule, a new cache key
-BATCH = 8   # configs per prediction call in :meth:`Decider.always_spills` (the answer is usually in the first)
 
 
 @dataclass(frozen=True)
@@ -156,14 +155,14 @@ class Decider:
     def always_spills(self, kernel) -> bool | None:
         """Whether every config of ``kernel``'s space is predicted to spill; ``None`` when the kernel lies
         outside the training range (the heads do not know).  Configs go least register-hungry first
-        (the analytical estimate), :data:`BATCH` at a time, and the walk stops at the first spill-free one."""
+        (the analytical estimate), in growing batches (:func:`batches`), and the walk stops at the first spill-free one."""
         space = config_space(kernel)
         X = self.features(kernel, space)
         _, why = self.heads.outside(X)
         if why:
             return None
         order = np.argsort(X[:, GROUP_FEATURE_COLUMNS.index("est_regs")], kind="stable")
-        for k in range(0, len(order), BATCH):
-            if not self.heads.predict(X[order[k:k + BATCH]], spill_bytes=False)["spills"].all():
+        for idx in batches(list(order)):
+            if not self.heads.predict(X[idx], spill_bytes=False)["spills"].all():
                 return False
         return True
