@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from costfuse.cost_models.bundle import (
-    Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, load_model, require_arch,
+    SMALL_BATCH, Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, load_model, require_arch,
 )
 from costfuse.cost_models.group_time import score_configs
 from costfuse.featurize.group_features import (
@@ -62,14 +62,14 @@ BATCH = 8           # configs in the first prediction call: most picks lie among
 
 
 def batches(order: list[int]) -> list[list[int]]:
-    """``order`` cut into prediction calls of :data:`BATCH` rows, then twice as many each time: a call has a
-    fixed cost of about ten rows' worth of trees, so a walk that finds nothing in the first batch makes a
-    few calls, not one per eight configs (and past the bundle's ``SMALL_BATCH`` rows a call goes to XGBoost,
-    which is the faster there)."""
+    """``order`` cut into prediction calls of :data:`BATCH` rows, then twice as many each time up to the
+    bundle's ``SMALL_BATCH``: a call has a fixed cost of about ten rows' worth of trees, so a walk that finds
+    nothing in the first batch makes a few calls, not one per eight configs; and no call grows past what the
+    NumPy trees take, so a decision never imports XGBoost."""
     out, k, size = [], 0, BATCH
     while k < len(order):
         out.append(order[k:k + size])
-        k, size = k + size, 2 * size
+        k, size = k + size, min(2 * size, SMALL_BATCH)
     return out
 
 
@@ -328,9 +328,10 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
     mode, scored, todo, size = None, 0, list(order), BATCH
     while todo and (best is None or base.time_s[todo[0]] < best[0]):
         if best is None:   # looking for the mode: batches as batches() cuts them
-            idx, todo, size = todo[:size], todo[size:], 2 * size
-        else:   # then every config that can still win (time below the best expected time), in one call
-            idx, todo = [i for i in todo if base.time_s[i] < best[0]], []
+            idx, todo, size = todo[:size], todo[size:], min(2 * size, SMALL_BATCH)
+        else:   # then the configs that can still win (time below the best expected time), as many as a call takes
+            todo = [i for i in todo if base.time_s[i] < best[0]]
+            idx, todo = todo[:SMALL_BATCH], todo[SMALL_BATCH:]
         pred = heads.predict(X[idx], spill_bytes=False)
         scored += len(idx)
         ok = [k for k in np.flatnonzero(~pred["spills"]) if mode is None or base.configs[idx[k]].mode == mode]

@@ -41,7 +41,8 @@ def test_the_pick_comes_first_then_the_faster_configs_the_heads_turned_down(redu
         launches, predicted, is_pick = got
         assert is_pick == [True] + [False] * (len(launches) - 1)
         assert launches[0] == decider.pick(kernel, mode)[0].launch and not predicted[0]
-        assert all(predicted[1:]) and all(c.mode == mode for c in launches) and len(launches) <= 4
+        # turned down for a predicted spill, or (predicted spill-free) for its spill risk: the expected time
+        assert all(c.mode == mode for c in launches) and len(launches) <= 4
         t = score_configs(kernel, launches, decider.target, predicted_spill=np.zeros(len(launches))).time_s
         assert (t[1:] < t[0]).all()                 # each turned-down config is ranked faster than the pick
         seen_rejections |= len(launches) > 1
