@@ -288,12 +288,11 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
         return None, f"group outside the training range ({why})"
     base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)))
     order = [i for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
-    calls = [order] if spill_budget > 0 else batches(order)
-    scored = 0
-    rejected = ["is outside the training range" if o else "" for o in out_of_range]   # for --explain (issue #29)
     if spill_budget <= 0 and spill_slowdown > 1:
         return _least_expected_time(heads, X, base, order, spill_slowdown)
-    for idx in calls:
+    scored = 0
+    rejected = ["is outside the training range" if o else "" for o in out_of_range]   # for --explain (issue #29)
+    for idx in ([order] if spill_budget > 0 else batches(order)):
         pred = heads.predict(X[idx], spill_bytes=spill_budget > 0)
         scored += len(idx)
         ok = np.flatnonzero(pred["spill_bytes"] <= spill_budget)
