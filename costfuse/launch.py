@@ -222,6 +222,21 @@ def launch_arrays(launches: list[KernelLaunch]) -> LaunchArrays:
                         x * r / (32.0 * w))
 
 
+def space_arrays(shape: KernelShape) -> LaunchArrays:
+    """:func:`launch_arrays` of :func:`config_space`'s configs, cached with the space (read-only arrays):
+    the Inductor handler's fusion verdict orders a space by its register estimate, for every pair of nodes
+    Inductor asks about."""
+    return _space_arrays(shape.pointwise, shape.n, shape.n_rows)
+
+
+@functools.lru_cache(maxsize=4096)
+def _space_arrays(pointwise: bool, n: int, n_rows: int) -> LaunchArrays:
+    arrays = launch_arrays(list(_space(pointwise, n, n_rows)))
+    for a in vars(arrays).values():
+        a.setflags(write=False)
+    return arrays
+
+
 def numel(shape: KernelShape) -> int:
     return shape.n_rows * shape.n
 

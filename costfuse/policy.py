@@ -103,6 +103,8 @@ class GroupEstimate:
     (spill bytes stored + loaded, :mod:`costfuse.estimates`).  ``issued_bytes``:
     what the kernel's loads and stores move; ``dram_bytes``: those of them
     that miss L2, by the L2 model (an estimate); ``None`` where not estimated.
+    ``p_spill``: the learned policy's P(spill) at the config (NaN for a policy
+    that predicts none).
     """
 
     launch: KernelLaunch
@@ -112,6 +114,7 @@ class GroupEstimate:
     spill_bytes: float = 0.0
     reason: str = ""
     dram_bytes: int | None = None
+    p_spill: float = float("nan")
 
     def line(self) -> str:
         """One line for ``--explain``; what the policy did not estimate says so in words."""

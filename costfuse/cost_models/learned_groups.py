@@ -50,7 +50,7 @@ from costfuse.cost_models.bundle import (
 )
 from costfuse.cost_models.group_time import score_configs
 from costfuse.featurize.group_features import (
-    GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features,
+    GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features, group_static,
 )
 from costfuse.launch import config_space
 from costfuse.policy import GroupPolicy, microseconds
@@ -155,12 +155,21 @@ class GroupHeads:
     def outside(self, X: np.ndarray) -> tuple[np.ndarray, str]:
         """Per row: outside the training range on any column; and the first group column out of range ("" if none)."""
         bad = (X < self._lo) | (X > self._hi)
-        group_bad = bad[0] & self._group_cols
-        why = ""
-        if group_bad.any():
-            j = int(np.flatnonzero(group_bad)[0])
-            why = f"{self._columns[j]}={X[0, j]:.4g} not in [{self._lo[j]:.4g}, {self._hi[j]:.4g}]"
-        return bad.any(axis=1), why
+        return bad.any(axis=1), self._group_why(X[0], bad[0] & self._group_cols)
+
+    def group_outside(self, static: dict[str, float]) -> str:
+        """What :meth:`outside` says of every row, from the group's own columns (``static``:
+        :func:`featurize.group_features.group_static`'s), before any config is featurized: a group outside
+        the range is left to the fallback at once."""
+        n = len(GROUP_COLUMNS)   # the rows' leading columns
+        row = np.array([static[c] for c in GROUP_COLUMNS], float)
+        return self._group_why(row, (row < self._lo[:n]) | (row > self._hi[:n]))
+
+    def _group_why(self, row: np.ndarray, group_bad: np.ndarray) -> str:
+        if not group_bad.any():
+            return ""
+        j = int(np.flatnonzero(group_bad)[0])
+        return f"{self._columns[j]}={row[j]:.4g} not in [{self._lo[j]:.4g}, {self._hi[j]:.4g}]"
 
 
 @dataclass
@@ -259,6 +268,7 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     training range, or no config is predicted within ``spill_budget``.  ``static``: the group's
     config-independent columns, for a row kernel that is not a Linalg group (the Inductor handler's);
     ``configs``: the configs to choose among (default: its whole :func:`costfuse.launch.config_space`).
+    The estimate's ``p_spill`` is the pick's P(spill).
 
     With a zero budget a config within it spills nothing, so its time is the
     analytical time without spill traffic: the answer is the first config in
@@ -281,13 +291,15 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     safer mode that moves more bytes is not what the weight is for.  Batches
     go on until the next one's fastest time cannot beat the best expected time.
     """
-    configs = config_space(shape) if configs is None else configs
-    X = group_features(shape, configs, target.arch, static)
-    out_of_range, why = heads.outside(X)
+    static = static if static is not None else group_static(shape)
+    why = heads.group_outside(static)
     if why:
         return None, f"group outside the training range ({why})"
+    configs = config_space(shape) if configs is None else configs
+    X = group_features(shape, configs, target.arch, static)
+    out_of_range, _ = heads.outside(X)
     base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)))
-    order = [i for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
+    order = [int(i) for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
     if spill_budget <= 0 and spill_slowdown > 1:
         return _least_expected_time(heads, X, base, order, spill_slowdown)
     scored = 0
@@ -316,7 +328,7 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
         est = scores.estimate(i, f"learned: fastest config predicted spill-free (P(spill)={pred['p_spill'][j]:.2f}), "
                                  f"{scored} of {len(configs)} configs predicted in analytical-time order"
                                  + (f"; {why}" if why else ""))
-        return replace(est, regs=heads.regs(X[i])), ""
+        return replace(est, regs=heads.regs(X[i]), p_spill=float(pred["p_spill"][j])), ""
     return None, f"no config of {len(configs)} predicted within the spill budget"
 
 
@@ -350,7 +362,7 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
     est = base.estimate(i, f"learned: the {mode} config predicted spill-free of least expected time (P(spill)={p:.2f}, "
                            f"{spill_slowdown:g}x the time if it spills), {scored} of {len(base.configs)} configs "
                            "predicted in analytical-time order")
-    return replace(est, regs=heads.regs(X[i])), ""
+    return replace(est, regs=heads.regs(X[i]), p_spill=p), ""
 
 
 def expected_time(time_s, p_spill, spill_slowdown: float):

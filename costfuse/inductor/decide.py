@@ -37,8 +37,9 @@ import numpy as np
 
 from costfuse.cost_models.learned_groups import SPILL_SLOWDOWN, GroupHeads, batches, learned_pick, load_group_heads
 from costfuse.inductor.configs import inductor_can_launch
-from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features
-from costfuse.launch import KernelLaunch, config_space
+from costfuse.featurize.group_features import GROUP_FEATURE_SCHEMA_VERSION, group_features
+from costfuse.estimates import row_registers
+from costfuse.launch import KernelLaunch, config_space, space_arrays
 from costfuse.targets import get_target
 
 SHIPPED_INDUCTOR_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "inductor"
@@ -67,6 +68,11 @@ class Pick:
     predicted_regs: float
     p_spill: float
     reason: str
+
+
+def _as_pick(est) -> Pick:
+    """The :class:`Pick` of a ``learned_pick`` estimate."""
+    return Pick(est.launch, float(est.regs), float(est.p_spill), est.reason)
 
 
 def model_uuid(heads: GroupHeads, mode: str) -> str:
@@ -116,11 +122,11 @@ class Decider:
         space = [c for c in config_space(kernel) if inductor_can_launch(c)]
         if mode is None and self.persistent_first:
             persistent = [c for c in space if c.mode == "persistent"]
-            if persistent:
+            if persistent:   # featurized apart: most kernels stop here, at a tenth of the space
                 est, _ = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns,
                                       configs=persistent, spill_slowdown=self.spill_slowdown)
                 if est is not None:
-                    return self._pick(kernel, est), ""
+                    return _as_pick(est), ""
             space = [c for c in space if c.mode != "persistent"]
         if mode is not None:
             space = [c for c in space if c.mode == mode]
@@ -130,11 +136,7 @@ class Decider:
                                 spill_slowdown=self.spill_slowdown)
         if est is None:
             return None, why
-        return self._pick(kernel, est), ""
-
-    def _pick(self, kernel, est) -> Pick:
-        p = float(self.heads.predict(self.features(kernel, [est.launch]), spill_bytes=False)["p_spill"][0])
-        return Pick(est.launch, float(est.regs), p, est.reason)
+        return _as_pick(est), ""
 
     def features(self, kernel, launches: list[KernelLaunch]) -> np.ndarray:
         """Feature rows (group schema v3) of ``kernel`` at ``launches``."""
@@ -154,15 +156,19 @@ class Decider:
 
     def always_spills(self, kernel) -> bool | None:
         """Whether every config of ``kernel``'s space is predicted to spill; ``None`` when the kernel lies
-        outside the training range (the heads do not know).  Configs go least register-hungry first
-        (the analytical estimate), in growing batches (:func:`batches`), and the walk stops at the first spill-free one."""
+        outside the training range (the heads do not know).  Configs go least register-hungry first (the
+        analytical estimate, :func:`costfuse.estimates.row_registers` on the space's cached arrays) and are
+        featurized and predicted in growing batches (:func:`batches`); the walk stops at the first batch
+        holding a spill-free one, most often the first, so a fusion verdict featurizes a few configs, not
+        the whole space (Inductor asks one for every pair of nodes it may fuse)."""
         space = config_space(kernel)
-        X = self.features(kernel, space)
-        _, why = self.heads.outside(X)
-        if why:
-            return None
-        order = np.argsort(X[:, GROUP_FEATURE_COLUMNS.index("est_regs")], kind="stable")
-        for idx in batches(list(order)):
-            if not self.heads.predict(X[idx], spill_bytes=False)["spills"].all():
+        arrays = space_arrays(kernel)
+        regs, _ = row_registers(arrays.mode, arrays.elems_per_thread, kernel.live_full, kernel.reductions,
+                                kernel.words)
+        for idx in batches(list(np.argsort(regs, kind="stable"))):
+            X = self.features(kernel, [space[i] for i in idx])
+            if self.heads.outside(X)[1]:   # the group's own columns: the same in every batch
+                return None
+            if not self.heads.predict(X, spill_bytes=False)["spills"].all():
                 return False
         return True

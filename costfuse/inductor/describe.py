@@ -26,6 +26,8 @@ missing one is reported as not covered rather than guessed.
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from costfuse.featurize.inductor_kernel import (
     FULL, REDUCE, ROWWISE, InductorKernel, KernelBuffer, KernelNode, mlir_name,
 )
@@ -35,6 +37,12 @@ TRAINED_FLOATS = {"torch.float32": 32, "torch.bfloat16": 16, "torch.float16": 16
 INTEGER_DTYPES = {"torch.int64": 64, "torch.int32": 32, "torch.int16": 16, "torch.int8": 8, "torch.uint8": 8,
                   "torch.bool": 8}
 DTYPE_BITS = {**TRAINED_FLOATS, **INTEGER_DTYPES}
+
+
+_LIVE_WORDS: WeakKeyDictionary = WeakKeyDictionary()
+"""Loop body -> (its FX graph, :func:`body_live_words`): the fusion hook describes a node again for every pair
+Inductor asks about, and the liveness walk was half of each verdict's time (``experiments/inductor_report.py``'s
+hook seconds)."""
 
 
 class NotCovered(Exception):
@@ -87,7 +95,7 @@ def describe_nodes(nodes: list, rows: int, n: int) -> InductorKernel:
         out_nodes.append(KernelNode(
             name=node.get_name(), role=role, ops=tuple(sorted(counts.items())), reads=reads, writes=writes,
             reduction_type=_reduction_type(node) if role == REDUCE else None,
-            live_words=body_live_words(node._body, buffers), indirect_loads=counts.get("indirect_indexing", 0)))
+            live_words=_live_words(node._body, buffers), indirect_loads=counts.get("indirect_indexing", 0)))
     kernel = InductorKernel(rows, n, tuple(out_nodes), tuple(buffers.values()), tuple(dict.fromkeys(outputs)))
     return kernel
 
@@ -125,6 +133,20 @@ def _buffer(graph, name: str) -> KernelBuffer:
     if dtype not in DTYPE_BITS:
         raise NotCovered(f"dtype {dtype.removeprefix('torch.')} of {name} is outside training (f32, bf16, f16)")
     return KernelBuffer(name, static_int(buf.get_numel(), f"numel of {name}"), DTYPE_BITS[dtype])
+
+
+def _live_words(body, buffers: dict[str, KernelBuffer]) -> int:
+    """:func:`body_live_words`, walked once per loop body (and again if Inductor gives the body a new graph)."""
+    graph = getattr(getattr(body, "root_block", None), "graph", None)
+    try:
+        seen = _LIVE_WORDS.get(body)
+    except TypeError:   # not weakly referable: no memo
+        return body_live_words(body, buffers)
+    if seen is not None and seen[0] is graph:
+        return seen[1]
+    words = body_live_words(body, buffers)
+    _LIVE_WORDS[body] = (graph, words)
+    return words
 
 
 def body_live_words(body, buffers: dict[str, KernelBuffer]) -> int:

@@ -2,12 +2,13 @@
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from costfuse.graph import function_blocks, generics_in
 from costfuse.ir import load_module, parse_module
 from costfuse.kernel import FULL, REDUCE, ROWWISE, NotAKernel, analyze_kernel
-from costfuse.launch import MODES, KernelLaunch, config_space, heuristic_launch, launch_arrays
+from costfuse.launch import MODES, KernelLaunch, config_space, heuristic_launch, launch_arrays, space_arrays
 from costfuse.unit_reshapes import fold_unit_reshapes
 from helpers.generic_ops import _ID2, _op
 
@@ -114,6 +115,9 @@ def test_what_the_scorers_read_is_asked_once_and_says_what_asking_one_by_one_say
     assert [tuple(map(int, t)) for t in zip(a.xblock, a.rblock, a.num_warps)] == \
         [(c.xblock, c.rblock, c.num_warps) for c in space]
     assert list(a.elems_per_thread) == [c.elems_per_thread() for c in space]
+    cached = space_arrays(k)
+    assert cached is space_arrays(k) and not cached.elems_per_thread.flags.writeable
+    assert all(np.array_equal(getattr(cached, f), getattr(a, f)) for f in vars(a))
 
 # --- launch configs in detail (the mutation check's survivors, experiments/results/mutation.md) ---
 def _kernel(rows: int, n: int, reduce: bool):

@@ -104,3 +104,54 @@ def test_the_decider_goes_persistent_when_a_persistent_config_is_predicted_spill
     est, _ = learned_pick(d.heads, k, d.target, static=k.group_columns, configs=space,
                           spill_slowdown=d.spill_slowdown)
     assert fastest.launch == est.launch
+
+
+def test_a_pick_carries_its_p_spill_as_the_heads_predict_it_at_the_launch():
+    """Decider.pick takes P(spill) from learned_pick's walk instead of featurizing the pick again."""
+    from costfuse.inductor.decide import Decider
+
+    d = Decider()
+    for k in (softmax_kernel(), softmax_kernel(32)):
+        pick, why = d.pick(k)
+        assert pick is not None, why
+        direct = d.predict(k, [pick.launch])["p_spill"][0]
+        assert pick.p_spill == pytest.approx(direct, abs=1e-9)
+
+
+def test_always_spills_featurizes_the_least_register_hungry_batch_and_answers_as_the_whole_space(monkeypatch):
+    """The fusion verdict's walk: spill-free configs exist, so the first batch (the configs of fewest
+    estimated registers) holds one and nothing more is featurized; its answer is the whole space's."""
+    from costfuse.cost_models.learned_groups import BATCH
+    from costfuse.inductor.decide import Decider
+
+    d = Decider()
+    k = softmax_kernel()
+    space = config_space(k)
+    whole = d.heads.predict(d.features(k, space), spill_bytes=False)["spills"]
+    batches = []
+    features = d.features
+    monkeypatch.setattr(d, "features", lambda kernel, launches: batches.append(launches) or features(kernel, launches))
+    assert d.always_spills(k) is bool(whole.all()) is False
+    (batch,) = batches
+    assert len(batch) == BATCH
+    est = dict(zip(space, group_features(k, space, "sm_90", k.group_columns)[:, GROUP_FEATURE_COLUMNS.index("est_regs")]))
+    assert max(est[c] for c in batch) <= min(est[c] for c in space if c not in batch)
+
+
+def test_a_group_outside_the_training_range_is_refused_before_any_config_is_featurized(monkeypatch):
+    """GroupHeads.group_outside reads the group's own columns: the same reason outside() gives of every
+    row, and learned_pick leaves such a group to the fallback without featurizing its space."""
+    from costfuse.cost_models import learned_groups as lg
+    from costfuse.inductor.decide import Decider
+
+    d = Decider()
+    k = softmax_kernel()
+    static = dict(k.group_columns, n_reduce=99.0)
+    why = d.heads.group_outside(static)
+    assert why.startswith("n_reduce=99 not in")
+    X = group_features(k, config_space(k), "sm_90", static)
+    assert d.heads.outside(X)[1] == why
+    assert d.heads.group_outside(k.group_columns) == ""
+    monkeypatch.setattr(lg, "group_features", lambda *a, **kw: pytest.fail("featurized a group out of range"))
+    est, reason = lg.learned_pick(d.heads, k, d.target, static=static)
+    assert est is None and reason == f"group outside the training range ({why})"

@@ -235,15 +235,22 @@ def _features_are_config_indices(monkeypatch):
                         lambda shape, configs, arch, static=None: np.arange(len(configs), dtype=float)[:, None])
 
 
-class _PersistentSpills:
+class _InRange:
+    """Group heads (test stand-ins) for which every group and row lies inside the training range."""
+
+    def outside(self, X):
+        return np.zeros(len(X), bool), ""
+
+    def group_outside(self, static):
+        return ""
+
+
+class _PersistentSpills(_InRange):
     """Group heads (test stand-ins) that predict every persistent config to spill and nothing else; the
     feature rows are the configs' indices (group_features is replaced below)."""
 
     def __init__(self, configs):
         self.configs, self.decisions, self.fallbacks = configs, 0, 0
-
-    def outside(self, X):
-        return np.zeros(len(X), bool), ""
 
     def predict(self, X, spill_bytes=True):
         spills = np.array([self.configs[int(i)].mode == "persistent" for i in X[:, 0]])
@@ -272,15 +279,12 @@ def test_a_looped_pick_says_why_the_persistent_config_of_fewer_bytes_lost(monkey
                      r"\(P\(spill\)=0\.90\)$", est.reason), est.reason
 
 
-class _RiskyFastest:
+class _RiskyFastest(_InRange):
     """Group heads (test stand-ins) that call every config spill-free, the analytically fastest at
     P(spill) ``p`` and the rest at 0; they count the rows they predict."""
 
     def __init__(self, fastest: int, p: float):
         self.fastest, self.p, self.rows = fastest, p, 0
-
-    def outside(self, X):
-        return np.zeros(len(X), bool), ""
 
     def predict(self, X, spill_bytes=True):
         self.rows += len(X)

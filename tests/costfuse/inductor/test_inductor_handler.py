@@ -267,3 +267,23 @@ def test_the_handler_decides_without_iree_xgboost_or_mlflow():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().endswith("[]")
+
+
+def test_a_loop_body_is_walked_once_until_inductor_gives_it_a_new_graph(monkeypatch):
+    """The fusion hook describes a node again for every pair Inductor asks about: its liveness walk is
+    remembered per loop body, and walked again only if the body's graph is replaced."""
+    from types import SimpleNamespace
+
+    from costfuse.inductor import describe
+
+    walks = []
+    monkeypatch.setattr(describe, "body_live_words", lambda body, buffers: walks.append(body) or len(walks) + 2)
+
+    class Body:
+        root_block = None
+
+    body = Body()
+    body.root_block = SimpleNamespace(graph=object())
+    assert describe._live_words(body, {}) == describe._live_words(body, {}) == 3 and len(walks) == 1
+    body.root_block = SimpleNamespace(graph=object())
+    assert describe._live_words(body, {}) == 4 and len(walks) == 2
