@@ -131,7 +131,7 @@ def _train(args: argparse.Namespace, command: str) -> int:
         text = report.render(result)
     print(text)
     if args.export:
-        path = model_io.export(result, args.export, command)
+        path = model_io.export(result, args.export, command, report=text)
         print(f"\nexported model bundle to {path}")
     if not args.no_tracking:
         from costfuse.train.tracking import log_run

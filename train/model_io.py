@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import xgboost as xgb
 
-from costfuse.atomic import write_json
+from costfuse.atomic import write_json, write_text
 from costfuse.cost_models.bundle import (  # noqa: F401  (FORMAT, check_schema: re-exported for callers)
     FORMAT, METADATA_FILE, TRANSFORMS, BundleError, Head, check_schema, load_bundle,
 )
@@ -176,7 +176,15 @@ def _recorded(rows: pd.DataFrame, column: str) -> str:
     return ", ".join(sorted(str(v) for v in rows[column].dropna().unique()))
 
 
-def export(result, directory: str | os.PathLike, command: str) -> Path:
-    """Save every head of ``result`` as a bundle in ``directory`` (the shipped-model step)."""
+REPORT_FILE = "report.txt"
+
+
+def export(result, directory: str | os.PathLike, command: str, report: str | None = None) -> Path:
+    """Save every head of ``result`` as a bundle in ``directory`` (the shipped-model step), with the run's
+    printed ``report`` beside it as :data:`REPORT_FILE`, so a shipped model carries the figures it was
+    chosen on (docs and notes quote that file)."""
     boosters = {name: r.head.booster() for name, r in result.heads.items()}
-    return save_bundle(directory, boosters, metadata_from(result, command))
+    path = save_bundle(directory, boosters, metadata_from(result, command))
+    if report is not None:
+        write_text(path / REPORT_FILE, report if report.endswith("\n") else report + "\n")
+    return path

@@ -61,6 +61,12 @@ SPILL_CUTS = ("f1", "recall")   # the spill head's threshold / decision_threshol
 BATCH = 8           # configs in the first prediction call: most picks lie among the first few
 
 
+def check_spill_cut(cut: str) -> None:
+    """Refuse a spill cut that is not one of :data:`SPILL_CUTS` (the CLI's ``--spill-cut``)."""
+    if cut not in SPILL_CUTS:
+        raise ValueError(f"--spill-cut must be one of {', '.join(SPILL_CUTS)}, got {cut!r}")
+
+
 def batches(order: list[int]) -> list[list[int]]:
     """``order`` cut into prediction calls of :data:`BATCH` rows, then twice as many each time up to the
     bundle's ``SMALL_BATCH``: a call has a fixed cost of about ten rows' worth of trees, so a walk that finds
@@ -121,8 +127,7 @@ class GroupHeads:
 
     def cut_threshold(self, cut: str) -> float:
         """The P(spill) threshold of the spill head's cut ``cut`` (:data:`SPILL_CUTS`)."""
-        if cut not in SPILL_CUTS:
-            raise ValueError(f"--spill-cut must be one of {', '.join(SPILL_CUTS)}, got {cut!r}")
+        check_spill_cut(cut)
         spill = self.bundle.metadata["heads"]["spill"]
         if cut == "recall" and "decision_threshold" not in spill:
             raise ValueError("--spill-cut recall: the group model's spill head records no decision_threshold "
@@ -195,8 +200,7 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
         from costfuse.cost_models.analytical import Analytical
 
         check_spill_budget(self.spill_budget)
-        if self.spill_cut not in SPILL_CUTS:
-            raise ValueError(f"--spill-cut must be one of {', '.join(SPILL_CUTS)}, got {self.spill_cut!r}")
+        check_spill_cut(self.spill_cut)
         if not self.spill_slowdown >= 1.0:
             raise ValueError(f"--spill-slowdown must be at least 1 (1: P(spill) not weighed), "
                              f"got {self.spill_slowdown}")

@@ -149,10 +149,9 @@ class Decider:
         out = self.heads.predict(X, spill_bytes=False)
         if cut is not None:
             out["spills"] = out["p_spill"] >= self.heads.cut_threshold(cut)
-        regs = self.heads.bundle.heads.get("regs")
         outside, _ = self.heads.outside(X)
         return {"p_spill": out["p_spill"], "spills": out["spills"], "in_range": ~outside,
-                "regs": regs.predict(X) if regs is not None else np.full(len(X), np.nan)}
+                "regs": self.heads.regs_of(X)}
 
     def always_spills(self, kernel) -> bool | None:
         """Whether every config of ``kernel``'s space is predicted to spill; ``None`` when the kernel lies

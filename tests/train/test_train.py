@@ -212,6 +212,14 @@ def test_export_roundtrip_predicts_the_same(result, table, tmp_path):
     assert list(one) == ["regs"] and list(one_meta["heads"]) == ["regs"]
 
 
+def test_export_writes_the_runs_report_beside_the_bundle(result, tmp_path):
+    """``costfuse-train --export`` ships the report the model was chosen on (``report.txt``)."""
+    from costfuse.train import model_io
+    path = model_io.export(result, tmp_path / "bundle", "cmd", report="spill AUC 0.98")
+    assert (path / model_io.REPORT_FILE).read_text() == "spill AUC 0.98\n"
+    model_io.load_model(path)   # the report is not a head
+
+
 def test_schema_mismatch_fails_clearly(result, tmp_path):
     from costfuse.train import model_io
     path = model_io.export(result, tmp_path / "bundle", "cmd")
@@ -264,6 +272,7 @@ def test_cli_logs_to_sqlite_and_registry_roundtrips(synthetic_dir, table, tmp_pa
     assert "spill.auc" in run.data.metrics and "xgb.n_estimators" in run.data.params
     artifacts = {a.path for a in mlflow.MlflowClient().list_artifacts(run.info.run_id)}
     assert {"plots", "bundle", "importances", "report.txt"} <= artifacts
+    assert (tmp_path / "export" / "report.txt").read_text() in out   # --export ships the printed report
 
 
 def test_cli_artifacts_go_beside_the_store_not_the_cwd(synthetic_dir, tmp_path, monkeypatch, capsys):
