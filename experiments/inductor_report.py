@@ -227,7 +227,7 @@ def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, 
         f"Inductor's own default candidates on the reductions: {s['inductor_spilling']} of {s['inductor_total']} spill "
         f"under ptxas, {s['inductor_dropped']} would be dropped by its spill filter.",
         "",
-        *([f"Blocks that failed (not counted above): " + "; ".join(f"{e['block']}: {e['error']}" for e in errors), ""]
+        *(["Blocks that failed (not counted above): " + "; ".join(f"{e['block']}: {e['error']}" for e in errors), ""]
           if errors else []),
         f"![predicted against compiled registers]({png})",
         "",
