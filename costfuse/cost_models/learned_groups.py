@@ -304,10 +304,10 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     out_of_range, _ = heads.outside(X)
     base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)))
     order = [int(i) for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
-    if spill_budget <= 0 and spill_slowdown > 1:
-        return _least_expected_time(heads, X, base, order, spill_slowdown)
-    scored = 0
     rejected = ["is outside the training range" if o else "" for o in out_of_range]   # for --explain (issue #29)
+    if spill_budget <= 0 and spill_slowdown > 1:
+        return _least_expected_time(heads, X, base, order, spill_slowdown, rejected)
+    scored = 0
     for idx in ([order] if spill_budget > 0 else batches(order)):
         pred = heads.predict(X[idx], spill_bytes=spill_budget > 0)
         scored += len(idx)
@@ -336,9 +336,12 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     return None, f"no config of {len(configs)} predicted within the spill budget"
 
 
-def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int], spill_slowdown: float):
+def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int], spill_slowdown: float,
+                         rejected: list[str]):
     """:func:`learned_pick` with ``spill_slowdown``: the mode of the fastest config predicted spill-free, then
-    that mode's config predicted spill-free of least expected time (configs in ``order``, fastest first)."""
+    that mode's config predicted spill-free of least expected time (configs in ``order``, fastest first).
+    ``rejected``: why each config was turned down so far (filled in here with the predicted spills), for the
+    reason a looped pick gives for the persistent config of fewer bytes it passed over (issue #29)."""
     best = None   # (expected time, config index, P(spill))
     mode, scored, todo, size = None, 0, list(order), BATCH
     while todo and (best is None or base.time_s[todo[0]] < best[0]):
@@ -349,6 +352,8 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
             idx, todo = todo[:SMALL_BATCH], todo[SMALL_BATCH:]
         pred = heads.predict(X[idx], spill_bytes=False)
         scored += len(idx)
+        for k in np.flatnonzero(pred["spills"]):
+            rejected[idx[k]] = f"is predicted to spill (P(spill)={pred['p_spill'][k]:.2f})"
         ok = [k for k in np.flatnonzero(~pred["spills"]) if mode is None or base.configs[idx[k]].mode == mode]
         if not ok:
             continue
@@ -363,9 +368,10 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
     if best is None:
         return None, f"no config of {len(base.configs)} predicted within the spill budget"
     _, i, p = best
+    why = base.passed_over(i, rejected)
     est = base.estimate(i, f"learned: the {mode} config predicted spill-free of least expected time (P(spill)={p:.2f}, "
                            f"{spill_slowdown:g}x the time if it spills), {scored} of {len(base.configs)} configs "
-                           "predicted in analytical-time order")
+                           "predicted in analytical-time order" + (f"; {why}" if why else ""))
     return replace(est, regs=heads.regs(X[i]), p_spill=p), ""
 
 

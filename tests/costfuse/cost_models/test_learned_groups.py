@@ -260,9 +260,11 @@ class _PersistentSpills(_InRange):
         return 32.0
 
 
-def test_a_looped_pick_says_why_the_persistent_config_of_fewer_bytes_lost(monkeypatch):
+@pytest.mark.parametrize("spill_slowdown", [1.0, 5.05])
+def test_a_looped_pick_says_why_the_persistent_config_of_fewer_bytes_lost(monkeypatch, spill_slowdown):
     """Issue #29: where learned loops a kernel whose persistent configs move fewer bytes, its reason (what
-    --explain prints) names the fastest of them and why it lost: here, predicted to spill."""
+    --explain prints) names the fastest of them and why it lost: here, predicted to spill; under the
+    fastest-first rule and the expected time alike."""
     from helpers.peer_kernels import Kernels
     from helpers.peer_kernels import softmax as softmax_program
 
@@ -273,7 +275,7 @@ def test_a_looped_pick_says_why_the_persistent_config_of_fewer_bytes_lost(monkey
     shape = k.shape()
     configs = config_space(shape)
     _features_are_config_indices(monkeypatch)
-    est = lg.best_config(_PersistentSpills(configs), shape, get_target("sm_90"), 0.0, Analytical())
+    est = lg.best_config(_PersistentSpills(configs), shape, get_target("sm_90"), 0.0, Analytical(), spill_slowdown)
     assert est.launch.mode == "looped"
     assert re.search(r"; persistent x\d+ r4096 w\d+ moves [\d.]+ MB, not [\d.]+ MB, but is predicted to spill "
                      r"\(P\(spill\)=0\.90\)$", est.reason), est.reason
