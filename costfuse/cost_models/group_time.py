@@ -106,8 +106,13 @@ class ConfigScores:
         spill = f", with {self.spill_bytes[j]:.0f} B/thread of spills estimated" if self.spill_bytes[j] else ""
         return f"{alt} is estimated slower ({self.time_s[j] * 1e6:.2f} us vs {self.time_s[i] * 1e6:.2f} us{spill})"
 
-    def estimate(self, i: int, reason: str):
-        """Config ``i`` and its estimates as a ``GroupEstimate`` (what a model's ``best_config`` returns)."""
+    def estimate(self, i: int, reason: str, rejected=None):
+        """Config ``i`` and its estimates as a ``GroupEstimate`` (what a model's ``best_config`` returns).
+        ``rejected`` (per config, why a policy turned it down; see :meth:`passed_over`): the reason then
+        ends with why a looped ``i`` was taken over the persistent config of fewer bytes."""
+        if rejected is not None:
+            why = self.passed_over(i, rejected)
+            reason = f"{reason}; {why}" if why else reason
         return GroupEstimate(self.configs[i], float(self.time_s[i]), int(self.issued_bytes[i]),
                              float(self.regs[i]), float(self.spill_bytes[i]), reason, int(self.dram_bytes[i]))
 

@@ -50,7 +50,7 @@ from costfuse.cost_models.bundle import (
 )
 from costfuse.cost_models.group_time import score_configs
 from costfuse.featurize.group_features import (
-    GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features, group_static,
+    GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features,
 )
 from costfuse.launch import config_space
 from costfuse.policy import GroupPolicy, microseconds
@@ -295,13 +295,13 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     safer mode that moves more bytes is not what the weight is for.  Batches
     go on until the next one's fastest time cannot beat the best expected time.
     """
-    static = static if static is not None else group_static(shape)
-    why = heads.group_outside(static)
+    why = heads.group_outside(static) if static is not None else ""   # a kernel's own columns: refused at once
+    if not why:
+        configs = config_space(shape) if configs is None else configs
+        X = group_features(shape, configs, target.arch, static)
+        out_of_range, why = heads.outside(X)
     if why:
         return None, f"group outside the training range ({why})"
-    configs = config_space(shape) if configs is None else configs
-    X = group_features(shape, configs, target.arch, static)
-    out_of_range, _ = heads.outside(X)
     base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)))
     order = [int(i) for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
     rejected = ["is outside the training range" if o else "" for o in out_of_range]   # for --explain (issue #29)
@@ -328,10 +328,8 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
         else:
             j, scores = int(ok[0]), base
             i = idx[j]
-        why = scores.passed_over(i, rejected)
         est = scores.estimate(i, f"learned: fastest config predicted spill-free (P(spill)={pred['p_spill'][j]:.2f}), "
-                                 f"{scored} of {len(configs)} configs predicted in analytical-time order"
-                                 + (f"; {why}" if why else ""))
+                                 f"{scored} of {len(configs)} configs predicted in analytical-time order", rejected)
         return replace(est, regs=heads.regs(X[i]), p_spill=float(pred["p_spill"][j])), ""
     return None, f"no config of {len(configs)} predicted within the spill budget"
 
@@ -368,10 +366,9 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
     if best is None:
         return None, f"no config of {len(base.configs)} predicted within the spill budget"
     _, i, p = best
-    why = base.passed_over(i, rejected)
     est = base.estimate(i, f"learned: the {mode} config predicted spill-free of least expected time (P(spill)={p:.2f}, "
                            f"{spill_slowdown:g}x the time if it spills), {scored} of {len(base.configs)} configs "
-                           "predicted in analytical-time order" + (f"; {why}" if why else ""))
+                           "predicted in analytical-time order", rejected)
     return replace(est, regs=heads.regs(X[i]), p_spill=p), ""
 
 
