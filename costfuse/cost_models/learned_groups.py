@@ -164,10 +164,11 @@ class GroupHeads:
 
     def group_outside(self, static: dict[str, float]) -> str:
         """What :meth:`outside` says of every row, from the group's own columns (``static``:
-        :func:`featurize.group_features.group_static`'s), before any config is featurized: a group outside
-        the range is left to the fallback at once."""
+        :func:`featurize.group_features.group_static`'s, or the few of them a caller knows before it
+        describes the kernel), before any config is featurized: a group outside the range is left to the
+        fallback at once."""
         n = len(GROUP_COLUMNS)   # the rows' leading columns
-        row = np.array([static[c] for c in GROUP_COLUMNS], float)
+        row = np.array([static.get(c, np.nan) for c in GROUP_COLUMNS], float)   # NaN: not given, not compared
         return self._group_why(row, (row < self._lo[:n]) | (row > self._hi[:n]))
 
     def _group_why(self, row: np.ndarray, group_bad: np.ndarray) -> str:

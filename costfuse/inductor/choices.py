@@ -121,6 +121,7 @@ class CostFuseChoices(InductorChoices):
         pick, kernel, why = None, None, ""
         try:
             self._check_scheme(features, kernel_kwargs or {})
+            self._check_reductions(features)
             kernel = describe_features(features, tiling)
             rows, n = kernel.rows, kernel.n
             mode = None
@@ -149,6 +150,15 @@ class CostFuseChoices(InductorChoices):
         for node in features.scheduler_nodes():
             if _is_split(node):
                 raise NotCovered("split reduction")
+
+    def _check_reductions(self, features) -> None:
+        """Refuse a kernel with more reductions than the heads were trained on before describing it: the
+        norm-chain spans hold ten, and describing their nodes took 2-3 ms of a fallback
+        (``experiments/results/inductor_report.md``)."""
+        n_reduce = sum(1 for node in features.scheduler_nodes() if node.is_reduction())
+        why = self.decider.heads.group_outside({"n_reduce": n_reduce})
+        if why:
+            raise NotCovered(f"group outside the training range ({why})")
 
     def should_use_persistent_reduction(self, features, cooperative_reduction: bool) -> bool:
         if self.mode == "pin" and features.is_reduction() and not cooperative_reduction:

@@ -152,6 +152,7 @@ def test_a_group_outside_the_training_range_is_refused_before_any_config_is_feat
     X = group_features(k, config_space(k), "sm_90", static)
     assert d.heads.outside(X)[1] == why
     assert d.heads.group_outside(k.group_columns) == ""
+    assert d.heads.group_outside({"n_reduce": 99.0}) == why and d.heads.group_outside({}) == ""   # some columns
     monkeypatch.setattr(lg, "group_features", lambda *a, **kw: pytest.fail("featurized a group out of range"))
     est, reason = lg.learned_pick(d.heads, k, d.target, static=static)
     assert est is None and reason == f"group outside the training range ({why})"

@@ -287,3 +287,20 @@ def test_a_loop_body_is_walked_once_until_inductor_gives_it_a_new_graph(monkeypa
     assert describe._live_words(body, {}) == describe._live_words(body, {}) == 3 and len(walks) == 1
     body.root_block = SimpleNamespace(graph=object())
     assert describe._live_words(body, {}) == 4 and len(walks) == 2
+
+
+def test_more_reductions_than_training_are_left_to_inductor_before_the_kernel_is_described(monkeypatch):
+    """The spans' ten-reduction kernels: the reduction count is read off the scheduler nodes and checked
+    against the heads' range first, so the fallback does not pay for describing every node."""
+    from costfuse.featurize.group_features import GROUP_COLUMNS
+    from costfuse.inductor import choices
+
+    h = CostFuseChoices("pin")
+    hi = h.decider.heads._hi.copy()
+    hi[GROUP_COLUMNS.index("n_reduce")] = 0.0   # stand-in range: no reduction in training
+    monkeypatch.setattr(h.decider.heads, "_hi", hi)
+    monkeypatch.setattr(choices, "describe_features", lambda *a, **k: pytest.fail("described the kernel"))
+    inductor_code(rmsnorm, norm_inputs(2048, 8192), choices=h)
+    assert h.stats == {"fallback: group outside the training range": 1}
+    (d,) = h.decisions
+    assert d.pick is None and d.kernel is None and d.reason == "group outside the training range (n_reduce=1 not in [0, 0])"
