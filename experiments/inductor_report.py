@@ -206,7 +206,7 @@ def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, 
                else "- Features: no decided kernel.")
     med, worst = s["decision_ms"]
     fmed_, fworst_ = s["fallback_ms"]
-    left = (f"; the kernels left to Inductor (described, then found not covered): median {fmed_:.2f} ms, worst "
+    left = (f"; the kernels left to Inductor (found not covered): median {fmed_:.2f} ms, worst "
             f"{fworst_:.2f} ms" if fmed_ is not None else "")
     out.append(f"- Decision time per kernel (each kernel's median over the codegen runs; goal <= 2 ms each): the "
                f"{s['decisions']} kernels the heads decided: median {med:.2f} ms, worst {worst:.2f} ms, "
