@@ -82,7 +82,6 @@ class CostFuseChoices(InductorChoices):
         super().__init__()
         self.mode, self.veto = mode, veto
         self.decider = Decider(group_model, arch, spill_cut or HANDLER_SPILL_CUT)
-        self._uuid = model_uuid(self.decider.heads, mode)
         self.stats: Counter[str] = Counter()
         self.hook_s = 0.0   # seconds spent deciding kernels and fusions: what the handler adds to codegen
         self.decisions: list[KernelDecision] = []
@@ -95,7 +94,9 @@ class CostFuseChoices(InductorChoices):
         self.registry = Registry()
 
     def uuid(self) -> str:
-        return self._uuid
+        """:func:`costfuse.inductor.decide.model_uuid` of the decider as it is now (a rule changed after
+        construction changes the key)."""
+        return model_uuid(self.decider, self.mode)
 
     def reset(self) -> None:
         """Forget the decisions, vetoes and counts so far (a new compile's figures start from zero)."""

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -75,14 +76,15 @@ def _as_pick(est) -> Pick:
     return Pick(est.launch, float(est.regs), float(est.p_spill), est.reason)
 
 
-def model_uuid(heads: GroupHeads, mode: str) -> str:
+def model_uuid(decider: "Decider", mode: str) -> str:
     """``costfuse-MODE-vN-HASH``: the handler's mode, the group feature schema this code computes (N) and a hash
-    of the model bundle (its metadata and every head's trees), so Inductor's caches never serve code decided by
-    another model."""
-    digest = hashlib.sha256(json.dumps(heads.bundle.metadata, sort_keys=True, default=str).encode())
-    for name in sorted(heads.bundle.heads):
-        digest.update(heads.bundle.heads[name].raw)
-    digest.update(f"{heads.spill_cut}:{heads.threshold}:{DECISION_RULE}".encode())
+    of the model bundle (its metadata and every head's trees) and of the decision rule as ``decider`` holds it
+    now (cut, rule, :attr:`Decider.persistent_first`, :attr:`Decider.spill_slowdown`), so Inductor's caches
+    never serve code decided by another model or rule."""
+    heads = decider.heads
+    digest = hashlib.sha256(decider.bundle_digest.encode())
+    digest.update(f"{heads.spill_cut}:{heads.threshold}:{DECISION_RULE}:"
+                  f"{decider.persistent_first}:{decider.spill_slowdown!r}".encode())
     return f"costfuse-{mode}-v{GROUP_FEATURE_SCHEMA_VERSION}-{digest.hexdigest()[:16]}"
 
 
@@ -113,6 +115,15 @@ class Decider:
         bundle = load_group_heads(source)
         require_arch(bundle.metadata, self.arch, False, f"group model {source}")
         self.heads = GroupHeads(bundle, self.spill_cut)
+
+    @cached_property
+    def bundle_digest(self) -> str:
+        """SHA-256 of the heads' bundle: its metadata and every head's trees (hashed once; ``uuid()`` adds the
+        rule, which may change)."""
+        digest = hashlib.sha256(json.dumps(self.heads.bundle.metadata, sort_keys=True, default=str).encode())
+        for name in sorted(self.heads.bundle.heads):
+            digest.update(self.heads.bundle.heads[name].raw)
+        return digest.hexdigest()
 
     def pick(self, kernel, mode: str | None = None) -> tuple[Pick | None, str]:
         """``(Pick, "")`` for ``kernel``, among the configs of ``mode`` Inductor can generate; ``(None, why)``

@@ -223,6 +223,11 @@ def test_uuid_names_the_mode_the_schema_and_the_bundle(tmp_path):
     meta.write_text(meta.read_text().replace('"command": "', '"command": "retrained: '))
     assert CostFuseChoices("pin", group_model=str(other)).uuid() != pin.uuid()
     assert CostFuseChoices("pin", spill_cut="f1").uuid() != pin.uuid()
+    fastest = CostFuseChoices("pin")
+    fastest.decider.persistent_first = False   # a rule changed after construction is a new key too
+    assert fastest.uuid() != pin.uuid()
+    fastest.decider.persistent_first, fastest.decider.spill_slowdown = True, 1.0
+    assert fastest.uuid() != pin.uuid()
 
 
 def test_install_sets_inductors_factory_and_restores_it():
