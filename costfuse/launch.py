@@ -160,7 +160,7 @@ class KernelLaunch:
             raise ValueError(f"launch mode must be one of {MODES}, got {self.mode!r}")
         if self.mode == "pointwise" and self.rblock != 1:
             raise ValueError(f"a pointwise launch has rblock 1, got {self.rblock}")
-        check_tile("LaunchConfig.", self.xblock, self.rblock, self.num_warps)
+        check_tile("KernelLaunch.", self.xblock, self.rblock, self.num_warps)
 
     def as_config(self) -> LaunchConfig:
         """The v1 lowering's view of the same numbers."""

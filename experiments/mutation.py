@@ -109,17 +109,19 @@ STAGES = (
     # The policy seams hold the group interface too (GroupEstimate, WeighedConfig): the v1 pass tests alone
     # left 138 of its 286 mutants untested (the run of 2026-12-06).
     Stage("policy", ("costfuse/policy.py",), PASS_TESTS + GROUP_TESTS + (
-        "tests/costfuse/test_explain_configs.py", "tests/costfuse/cost_models/test_analytical.py")),
+        "tests/costfuse/test_explain_configs.py", "tests/costfuse/cost_models/test_analytical.py",
+        "tests/costfuse/test_policy.py")),
     Stage("analytical", ("costfuse/cost_models/analytical.py",), ("tests/costfuse/cost_models/test_analytical.py",)),
     Stage("estimates", ("costfuse/estimates.py",),
           ("tests/costfuse/test_estimates.py", "tests/featurize/test_liveness.py",
            "tests/featurize/test_group_features.py", "tests/costfuse/cost_models/test_group_time.py")),
     # launch.py took the config spaces in with issue #28: their sampler's tests run against it too.
-    Stage("launch", ("costfuse/launch.py",), GROUP_TESTS + ("tests/data/test_config_sampling.py",)),
+    Stage("launch", ("costfuse/launch.py",),
+          GROUP_TESTS + ("tests/data/test_config_sampling.py", "tests/costfuse/test_launch.py")),
     Stage("rowspace", ("costfuse/rowspace.py",), GROUP_TESTS),
     Stage("kernel", ("costfuse/kernel.py",), GROUP_TESTS),
     Stage("online_softmax", ("costfuse/online_softmax.py",), ("tests/costfuse/test_online_softmax.py",) + GROUP_TESTS),
-    Stage("groups", ("costfuse/groups.py",), GROUP_TESTS),
+    Stage("groups", ("costfuse/groups.py",), GROUP_TESTS + ("tests/costfuse/cost_models/test_peer_xla_native.py",)),
     Stage("unit_reshapes", ("costfuse/unit_reshapes.py",), GROUP_TESTS),
     Stage("store", ("data/store.py", "costfuse/atomic.py"), ("tests/data/test_store.py", "tests/costfuse/test_atomic.py")),
     Stage("featurize", ("featurize/features.py", "featurize/liveness.py"),

@@ -229,12 +229,13 @@ def test_a_lone_generic_gets_v1s_config_from_its_results_and_first_input(case, l
     """``lone_estimate``: rows = the first result's elements (1 without a result); with a reduction
     loop, reduced elements = the first input's elements // rows (1 without an input); then v1's
     ``heuristic_config(rows, reduced)``, pointwise when nothing is reduced, persistent when RBLOCK
-    holds the reduced elements, looped otherwise.  Bytes: every input and result once; no time."""
+    holds the reduced elements, looped otherwise.  Bytes: every input and result once, issued and from DRAM; no time."""
     module, op = _lone(case)
     with module.context:
         est = Always().lone_estimate(op)
     assert (est.launch, est.issued_bytes, est.reason) == (KernelLaunch(*launch), nbytes, "not a row kernel: v1 config")
     assert type(est.issued_bytes) is int and math.isnan(est.time_s)
+    assert est.dram_bytes == nbytes   # one pass: every byte from DRAM once
 
 
 def _index_generic():

@@ -13,14 +13,7 @@ import helpers.kernel_cases as kc
 import numpy as np
 import pytest
 from costfuse.data.interpret import run_interpreted
-from costfuse.launch import (
-    LOOPED_RBLOCK,
-    PERSISTENT_RBLOCK_CAP,
-    LaunchConfig,
-    heuristic_config,
-    neighbour_configs,
-    next_pow2,
-)
+from costfuse.launch import LaunchConfig, neighbour_configs
 from costfuse.data.lowering.generic import lower_generic, lower_module
 from costfuse.data.lowering.generic_info import analyze
 from costfuse.data.lowering.reference_functions import generic_as_function
@@ -40,46 +33,6 @@ from helpers.lowering_cases import (
 from hypothesis import HealthCheck, given, settings
 
 from costfuse.ir import parse_module
-
-# ---------------------------------------------------------------------------
-# Launch config heuristic
-
-
-def test_next_pow2():
-    assert [next_pow2(n) for n in (0, 1, 2, 3, 1000, 1024, 1025)] == [1, 1, 2, 4, 1024, 1024, 2048]
-
-
-@pytest.mark.parametrize("xnumel, rnumel, expected", [
-    (100_000, 1, LaunchConfig(1024, 1, 4)),      # Inductor's 1-D pointwise: XBLOCK 1024, 4 warps
-    (100, 1, LaunchConfig(128, 1, 1)),
-    (4096, 768, LaunchConfig(4, 1024, 8)),       # persistent: RBLOCK = next_pow2(768)
-    (4, 8, LaunchConfig(4, 8, 2)),
-    (1, 4096, LaunchConfig(1, 4096, 8)),         # at the cap: still persistent
-    (64, 100_000, LaunchConfig(1, LOOPED_RBLOCK, 8)),  # above the cap: looped
-])
-def test_heuristic_config(xnumel, rnumel, expected):
-    assert heuristic_config(xnumel, rnumel) == expected
-
-
-def test_heuristic_is_persistent_up_to_cap():
-    assert heuristic_config(8, PERSISTENT_RBLOCK_CAP).is_persistent(PERSISTENT_RBLOCK_CAP)
-    assert not heuristic_config(8, PERSISTENT_RBLOCK_CAP + 1).is_persistent(PERSISTENT_RBLOCK_CAP + 1)
-
-
-def test_neighbour_configs_are_distinct_and_valid():
-    base = heuristic_config(4096, 768)
-    around = neighbour_configs(4096, 768)
-    assert around[0] == base and len(set(around)) == len(around) > 3
-    assert all(c.RBLOCK <= next_pow2(768) for c in around)
-    assert all(c.RBLOCK == 1 for c in neighbour_configs(4096, 1))
-
-
-@pytest.mark.parametrize("bad", [dict(XBLOCK=3), dict(XBLOCK=0), dict(XBLOCK=8, num_warps=3),
-                                 dict(XBLOCK=1 << 12, RBLOCK=1 << 12)])
-def test_launch_config_validates(bad):
-    with pytest.raises(ValueError, match="LaunchConfig"):
-        LaunchConfig(**bad)
-
 
 # ---------------------------------------------------------------------------
 # Structure of the generated source
