@@ -267,13 +267,15 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback,
 
 
 def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
-                 static: dict[str, float] | None = None, configs: list | None = None, spill_slowdown: float = 1.0):
+                 static: dict[str, float] | None = None, configs: list | None = None, spill_slowdown: float = 1.0,
+                 regs: bool = True):
     """``(estimate, "")`` of the fastest config of ``shape`` (a :class:`costfuse.row_kernel.RowKernel`)
     predicted spill-free, or ``(None, why)`` when the heads cannot decide: the group lies outside the
     training range, or no config is predicted within ``spill_budget``.  ``static``: the group's
     config-independent columns, for a row kernel that is not a Linalg group (the Inductor handler's);
     ``configs``: the configs to choose among (default: its whole :func:`costfuse.launch.config_space`).
-    The estimate's ``p_spill`` is the pick's P(spill).
+    The estimate's ``p_spill`` is the pick's P(spill); its ``regs`` the register head's prediction there,
+    unless ``regs`` is false (then NaN: a caller that only runs the pick skips that head's call).
 
     With a zero budget a config within it spills nothing, so its time is the
     analytical time without spill traffic: the answer is the first config in
@@ -307,7 +309,7 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     order = [int(i) for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
     rejected = ["is outside the training range" if o else "" for o in out_of_range]   # for --explain (issue #29)
     if spill_budget <= 0 and spill_slowdown > 1:
-        return _least_expected_time(heads, X, base, order, spill_slowdown, rejected)
+        return _least_expected_time(heads, X, base, order, spill_slowdown, rejected, regs)
     scored = 0
     for idx in ([order] if spill_budget > 0 else batches(order)):
         pred = heads.predict(X[idx], spill_bytes=spill_budget > 0)
@@ -331,12 +333,12 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
             i = idx[j]
         est = scores.estimate(i, f"learned: fastest config predicted spill-free (P(spill)={pred['p_spill'][j]:.2f}), "
                                  f"{scored} of {len(configs)} configs predicted in analytical-time order", rejected)
-        return replace(est, regs=heads.regs(X[i]), p_spill=float(pred["p_spill"][j])), ""
+        return replace(est, regs=heads.regs(X[i]) if regs else float("nan"), p_spill=float(pred["p_spill"][j])), ""
     return None, f"no config of {len(configs)} predicted within the spill budget"
 
 
 def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int], spill_slowdown: float,
-                         rejected: list[str]):
+                         rejected: list[str], regs: bool = True):
     """:func:`learned_pick` with ``spill_slowdown``: the mode of the fastest config predicted spill-free, then
     that mode's config predicted spill-free of least expected time (configs in ``order``, fastest first).
     ``rejected``: why each config was turned down so far (filled in here with the predicted spills), for the
@@ -370,7 +372,7 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
     est = base.estimate(i, f"learned: the {mode} config predicted spill-free of least expected time (P(spill)={p:.2f}, "
                            f"{spill_slowdown:g}x the time if it spills), {scored} of {len(base.configs)} configs "
                            "predicted in analytical-time order", rejected)
-    return replace(est, regs=heads.regs(X[i]), p_spill=p), ""
+    return replace(est, regs=heads.regs(X[i]) if regs else float("nan"), p_spill=p), ""
 
 
 def expected_time(time_s, p_spill, spill_slowdown: float):

@@ -136,7 +136,8 @@ class CostFuseChoices(InductorChoices):
         self.hook_s += decision.seconds
         self.stats[decision.outcome if pick else f"{FALLBACK}: {_reason_kind(why)}"] += 1
         self.decisions.append(decision)
-        log.info(decision.line())
+        if log.isEnabledFor(logging.INFO):   # the line reads the predicted registers: asked only when logged
+            log.info(decision.line())
         self._remembered[key] = (features, decision)
         while len(self._remembered) > REMEMBERED:
             self._remembered.popitem(last=False)

@@ -31,8 +31,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
 
 import numpy as np
 
@@ -63,17 +65,33 @@ DECISION_RULE = f"persistent-first,expected-time-{SPILL_SLOWDOWN:g}"   # in the 
 
 @dataclass(frozen=True)
 class Pick:
-    """A learned decision: the launch, the predicted registers per thread, P(spill), and why."""
+    """A learned decision: the launch, P(spill), why, and the predicted registers per thread.
+
+    The registers are predicted when first read (the log line, the report), not while Inductor waits for
+    the launch: the register head's call was a tenth of a decision's time inside Inductor's codegen
+    (``experiments/results/inductor_report.md``), for a figure the decision does not use."""
 
     launch: KernelLaunch
-    predicted_regs: float
     p_spill: float
     reason: str
+    regs_of: Callable[[KernelLaunch], float] = field(repr=False, compare=False)
+
+    @cached_property
+    def predicted_regs(self) -> float:
+        return float(self.regs_of(self.launch))
 
 
-def _as_pick(est) -> Pick:
-    """The :class:`Pick` of a ``learned_pick`` estimate."""
-    return Pick(est.launch, float(est.regs), float(est.p_spill), est.reason)
+def _as_pick(est, regs_of) -> Pick:
+    """The :class:`Pick` of a ``learned_pick`` estimate (``regs_of``: a launch's predicted registers)."""
+    return Pick(est.launch, float(est.p_spill), est.reason, regs_of)
+
+
+@lru_cache(maxsize=4096)
+def _inductor_space(pointwise: bool, n: int, n_rows: int) -> tuple[tuple[KernelLaunch, ...], tuple[KernelLaunch, ...]]:
+    """The configs of :func:`costfuse.launch.config_space` Inductor can generate, persistent ones apart, for a
+    kernel of this kind and size: the same for every kernel of a model's layers, so built once."""
+    space = [c for c in config_space(SimpleNamespace(pointwise=pointwise, n=n, n_rows=n_rows)) if inductor_can_launch(c)]
+    return (tuple(c for c in space if c.mode == "persistent"), tuple(c for c in space if c.mode != "persistent"))
 
 
 def model_uuid(decider: "Decider", mode: str) -> str:
@@ -130,24 +148,29 @@ class Decider:
         when the heads cannot decide it.  ``mode`` ``None``: persistent when the heads predict some
         persistent config spill-free and :attr:`persistent_first`, else the fastest of every mode (see
         :attr:`persistent_first`)."""
-        space = [c for c in config_space(kernel) if inductor_can_launch(c)]
+        persistent, others = _inductor_space(kernel.pointwise, kernel.n, kernel.n_rows)
+        regs_of = partial(self._regs_at, kernel)
+        space = persistent + others
         if mode is None and self.persistent_first:
-            persistent = [c for c in space if c.mode == "persistent"]
             if persistent:   # featurized apart: most kernels stop here, at a tenth of the space
                 est, _ = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns,
-                                      configs=persistent, spill_slowdown=self.spill_slowdown)
+                                      configs=list(persistent), spill_slowdown=self.spill_slowdown, regs=False)
                 if est is not None:
-                    return _as_pick(est), ""
-            space = [c for c in space if c.mode != "persistent"]
+                    return _as_pick(est, regs_of), ""
+            space = others
         if mode is not None:
-            space = [c for c in space if c.mode == mode]
+            space = tuple(c for c in space if c.mode == mode)
             if not space:
                 return None, f"no {mode} config fits the kernel"
-        est, why = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns, configs=space,
-                                spill_slowdown=self.spill_slowdown)
+        est, why = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns, configs=list(space),
+                                spill_slowdown=self.spill_slowdown, regs=False)
         if est is None:
             return None, why
-        return _as_pick(est), ""
+        return _as_pick(est, regs_of), ""
+
+    def _regs_at(self, kernel, launch: KernelLaunch) -> float:
+        """The register head's prediction for ``kernel`` at ``launch`` (a :class:`Pick`'s, when read)."""
+        return float(self.heads.regs_of(self.features(kernel, [launch]))[0])
 
     def features(self, kernel, launches: list[KernelLaunch]) -> np.ndarray:
         """Feature rows (group schema v3) of ``kernel`` at ``launches``."""

@@ -66,5 +66,5 @@ def test_the_heads_picks_compute_what_eager_computes(module, specs):
                                     KernelLaunch("persistent", 4, 512, 4)], ids=lambda x: x.short())
 def test_forced_configs_compute_what_eager_computes(monkeypatch, launch):
     h = CostFuseChoices("pin")
-    monkeypatch.setattr(h.decider, "pick", lambda kernel, mode=None: (Pick(launch, 0.0, 0.0, "forced"), ""))
+    monkeypatch.setattr(h.decider, "pick", lambda kernel, mode=None: (Pick(launch, 0.0, "forced", lambda launch: 0.0), ""))
     _check(blocks.RMSNormBackward(), CASES[2][1], h)

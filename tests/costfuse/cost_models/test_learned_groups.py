@@ -334,6 +334,28 @@ def test_the_expected_time_passes_over_a_risky_fastest_config_for_a_safe_one_as_
     assert (close.launch == configs[fastest]) == (times[fastest] * 1.04 < times[runner_up])
 
 
+@pytest.mark.parametrize("slowdown", [5.0, 1.0])
+def test_a_pick_without_registers_is_the_same_pick_and_never_asks_the_register_head(monkeypatch, slowdown):
+    """``regs=False`` (the Inductor handler's, which predicts them only when read): the same launch, P(spill)
+    and reason; NaN registers; the register head not called."""
+    from helpers.peer_kernels import Kernels
+    from helpers.peer_kernels import softmax as softmax_program
+
+    from costfuse.cost_models import learned_groups as lg
+    from costfuse.targets import get_target
+
+    target = get_target("sm_90")
+    k = Kernels(softmax_program(64, 4096))   # held: the shape reads its module's ops
+    shape = k.shape()
+    _features_are_config_indices(monkeypatch)
+    with_regs, _ = lg.learned_pick(_RiskyFastest(0, 0.2), shape, target, spill_slowdown=slowdown)
+    heads = _RiskyFastest(0, 0.2)
+    heads.regs = heads.regs_of = None   # any call fails
+    without, _ = lg.learned_pick(heads, shape, target, spill_slowdown=slowdown, regs=False)
+    assert (without.launch, without.p_spill, without.reason) == (with_regs.launch, with_regs.p_spill, with_regs.reason)
+    assert with_regs.regs == 32.0 and np.isnan(without.regs)
+
+
 @pytest.mark.parametrize("p", [0.2, 0.01])
 @pytest.mark.parametrize("slowdown", [5.0, 1.0])
 def test_weigh_configs_and_the_verify_order_agree_with_the_expected_time_pick(monkeypatch, p, slowdown):

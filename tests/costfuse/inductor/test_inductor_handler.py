@@ -55,6 +55,8 @@ def test_pin_fixes_each_row_reduction_at_the_heads_pick():
     assert k.launch(k.candidates[0]) == d.pick.launch
     assert k.persistent == (d.pick.launch.mode == "persistent")
     assert d.seconds > 0 and d.pick.predicted_regs > 0
+    # predicted when read, after the decision: the register head's figure at the pick all the same
+    assert d.pick.predicted_regs == pytest.approx(h.decider.predict(d.kernel, [d.pick.launch])["regs"][0])
     assert h.hook_s >= d.seconds   # the handler's own seconds: the decision's, and any fusion verdicts'
 
 
@@ -129,7 +131,7 @@ def test_prune_drops_candidates_predicted_to_spill_and_adds_the_pick(monkeypatch
     from costfuse.inductor.prune import patched
 
     h = CostFuseChoices("prune")
-    pick = Pick(KernelLaunch("looped", 1, 512, 4), 40.0, 0.01, "stand-in")
+    pick = Pick(KernelLaunch("looped", 1, 512, 4), 0.01, "stand-in", lambda launch: 40.0)
     monkeypatch.setattr(h.decider, "pick", lambda kernel, mode=None: (pick, ""))
     cuts = []
     monkeypatch.setattr(h.decider, "predict", lambda kernel, launches, cut=None: cuts.append(cut) or {
