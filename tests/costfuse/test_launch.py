@@ -109,13 +109,24 @@ def _short(configs) -> list[str]:
 def test_neighbours_halve_or_double_one_field_of_the_heuristic_at_a_time():
     assert _short(neighbour_configs(4096, 768)) == [   # RBLOCK 2048 would pass the padded row: dropped
         "X4 R1024 w8", "X2 R1024 w8", "X8 R1024 w8", "X4 R512 w8", "X4 R1024 w4", "X4 R1024 w16"]
-    assert _short(neighbour_configs(100, 1)) == ["X128 R1 w1", "X64 R1 w1", "X128 R1 w2"]   # no XBLOCK past the data
+    assert _short(neighbour_configs(100)) == ["X128 R1 w1", "X64 R1 w1", "X128 R1 w2"]   # no XBLOCK past the data
+    assert _short(neighbour_configs(4, 2)) == ["X4 R2 w2", "X2 R2 w2", "X4 R1 w2", "X4 R2 w1", "X4 R2 w4"]
+    # nothing reduced: no RBLOCK neighbour, whatever the base holds
+    assert _short(neighbour_configs(4, 1, LaunchConfig(4, 2, 2))) == ["X4 R2 w2", "X2 R2 w2", "X4 R2 w1", "X4 R2 w4"]
+
+
+def test_neighbours_reach_the_padded_row_and_the_padded_rows():
+    assert "X1 R4096 w8" in _short(neighbour_configs(1, 4096, LaunchConfig(1, 2048, 8)))
+    assert "X8 R8 w2" in _short(neighbour_configs(8, 8, LaunchConfig(4, 8, 2)))
 
 
 def test_neighbours_that_are_no_valid_config_are_dropped():
     """From a given base: XBLOCK 0 and 2 (past one row), RBLOCK 8192 (past the row), 64 warps: all dropped."""
     base = LaunchConfig(1, 4096, 32)
     assert _short(neighbour_configs(1, 4096, base)) == ["X1 R4096 w32", "X1 R2048 w32", "X1 R4096 w16"]
+    widest = LaunchConfig(1, MAX_TILE_ELEMS, 32)   # XBLOCK 2 would pass the tile limit: the others still follow
+    assert _short(neighbour_configs(2, MAX_TILE_ELEMS, widest)) == [
+        f"X1 R{MAX_TILE_ELEMS} w32", f"X1 R{MAX_TILE_ELEMS // 2} w32", f"X1 R{MAX_TILE_ELEMS} w16"]
 
 
 def test_the_wide_pointwise_space_runs_from_256_elements_to_the_data_at_1_to_8_warps():

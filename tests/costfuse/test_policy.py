@@ -42,6 +42,12 @@ def test_a_weighed_config_line_says_what_was_not_estimated():
 def test_a_group_estimate_line_gives_dram_in_megabytes():
     est = GroupEstimate(LAUNCH, 1e-6, 4_000_000, dram_bytes=2_500_000)
     assert est.line().endswith("issued 4.000 MB, dram 2.500 MB, 1.00 us")
+    assert GroupEstimate(LAUNCH, 1e-6, 0, dram_bytes=10**9).line().endswith("dram 1000.000 MB, 1.00 us")
+
+
+def test_a_weighed_config_line_keeps_its_units_at_scale():
+    big = WeighedConfig(LAUNCH, 1.0, 10**9, 10**9, 40.0, 0.0, 0.0, "slower")
+    assert "issued 1000.000 MB  dram 1000.000 MB  1000000.00 us  slower" in big.line()
 
 
 @pytest.mark.parametrize("merged_us, verdict", [
@@ -90,6 +96,7 @@ def test_a_refused_kernel_runs_at_the_heuristic_config_with_its_bytes_there():
     (1.2341e-6, 1.2349e-6, ("1.234", "1.235")),
     (1.23451e-6, 1.23459e-6, ("1.2345", "1.2346")),
     (1.234561e-6, 1.234564e-6, ("1.23", "1.23")),
+    (1.0, 1.0, ("1000000.00", "1000000.00")),
 ])
 def test_times_print_with_as_few_decimals_as_tell_them_apart(a, b, want):
     assert microseconds(a, b) == want
