@@ -202,7 +202,11 @@ def inductor_model(pool, arch: str):
     from costfuse.data.ptxas_labels import PtxasLabeller
 
     class RangedInductor(Inductor):
-        """Inductor, adding up what its GPU benchmark would choose among, kernel by kernel."""
+        """Inductor, adding up what its GPU benchmark would choose among, kernel by kernel.  Every formed
+        kernel counts: a row kernel with the range over its survivors (``final_config``), a kernel run at
+        one config (a generic that is no row kernel, a refused group) with that config's bytes, as the
+        workload's row counts them (before, those were left out, and the row of 14 backward workloads,
+        whose weight gradients are such kernels, lay above its own range)."""
 
         survivor_dram_fewest = 0
         survivor_dram_most = 0
@@ -214,6 +218,18 @@ def inductor_model(pool, arch: str):
             self.survivor_dram_most += est.dram_most
             self.survivor_spills += int(est.survivor_spills)
             return est
+
+        def _one_config(self, est):
+            dram = est.issued_bytes if est.dram_bytes is None else est.dram_bytes   # as the row counts it
+            self.survivor_dram_fewest += dram
+            self.survivor_dram_most += dram
+            return est
+
+        def lone_estimate(self, op):
+            return self._one_config(super().lone_estimate(op))
+
+        def refused_estimate(self, shape):
+            return self._one_config(super().refused_estimate(shape))
 
     return RangedInductor(arch=arch, labeller=PtxasLabeller(pool, arch))
 

@@ -30,6 +30,32 @@ def test_inductor_sums_the_dram_range_of_its_kernels_survivors_from_ptxas_labels
     assert 0 < costs["survivor_dram_fewest"] <= costs["survivor_dram_most"]
 
 
+COLUMN_SUM = """func.func @f(%x: tensor<64x128xf32>) -> tensor<128xf32> {
+  %init = tensor.empty() : tensor<128xf32>
+  %cst = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%cst : f32) outs(%init : tensor<128xf32>) -> tensor<128xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                       iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<64x128xf32>) outs(%z : tensor<128xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %s = arith.addf %a, %o : f32
+      linalg.yield %s : f32
+  } -> tensor<128xf32>
+  return %r : tensor<128xf32>
+}"""
+
+
+def test_a_kernel_run_at_one_config_adds_its_bytes_to_both_ends_of_the_range():
+    """A column sum is no row kernel (v1's config, one pass): its bytes are its range, as the workload's row
+    counts them; before, such kernels (the backward workloads' weight gradients) were left out of the range."""
+    model = cg.make_model("inductor", FakePool(), "sm_90", "")
+    module = parse_module(COLUMN_SUM)
+    (kernel,), _ = form_groups(function_blocks(module)[0], model)
+    assert kernel.shape is None and kernel.estimate.dram_bytes == (64 * 128 + 128) * 4
+    assert cg.model_costs(model) == {"survivor_dram_fewest": kernel.estimate.dram_bytes,
+                                     "survivor_dram_most": kernel.estimate.dram_bytes, "survivor_spills": 0}
+
+
 def test_the_range_table_has_a_row_per_workload_inductor_ran_on():
     results = {"w1": {"groups inductor": cg.Outcome(kernels=2, survivor_dram_fewest=3_000_000,
                                                     survivor_dram_most=5_000_000, survivor_spills=1)},
