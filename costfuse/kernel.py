@@ -323,11 +323,14 @@ def _common_space(spaces: list[OpSpace]) -> tuple[tuple[int, ...], int]:
     return rows, n
 
 
-def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelShape:
+def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset(), read_by_copies=frozenset()) -> KernelShape:
     """The :class:`KernelShape` of ``ops`` (generics of one block, program order).
 
     ``recomputed``: members that are copies of a producer another kernel
     stores (or that nothing needs stored): their results are never outputs.
+    ``read_by_copies``: members whose results another kernel's copy of one of
+    our members reads (formation's copies are not in the IR yet): their results
+    are outputs, as outlining makes them.
     """
     spaces = []
     for op in ops:
@@ -383,7 +386,8 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset()) -> KernelSha
         if m.op in recomputed:
             continue
         for r, res in enumerate(m.op.results):
-            if any(u.owner.operation not in member_ops or _is_init_use(u) for u in res.uses):
+            if m.op in read_by_copies or any(u.owner.operation not in member_ops or _is_init_use(u)
+                                             for u in res.uses):
                 outputs.append(KernelOutput(i, r, tensor_bytes(res)))
     ins = tuple(KernelInput(v, tensor_bytes(v), _elem_bytes(v), tuple(dict.fromkeys(rs)),
                             tuple(gathered.get(v, ())), per_row.get(v, True))

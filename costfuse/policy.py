@@ -281,6 +281,8 @@ class GroupPolicy(ABC):
         red = 1
         if any("reduction" in k for k in kinds):
             red = max(1, _tensor_elems(ins[0]) // max(1, rows)) if ins else 1
+            # a reduction also loads each output's initial value, as its lowering does (data/lowering/generic.py)
+            nbytes += sum(tensor_bytes(v) for v in list(op.operands)[num_inputs(op):])
         return GroupEstimate(heuristic_launch_for(rows, red), float("nan"), nbytes, reason="not a row kernel: v1 config",
                              dram_bytes=nbytes)   # one pass: every byte once
 

@@ -21,6 +21,7 @@ import math
 import signal
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from iree.compiler import ir
@@ -204,23 +205,23 @@ def _lone(case):
           out="tensor<4xf32>"), ("pointwise", 4, 1, 1), 4 * 8 * 4 + 4 * 4),
     # an outer reduction 4x8 -> 8: 8 rows of 32 / 8 = 4 elements (heuristic_config(8, 4))
     (dict(body=_SUM, maps=(_ID2, _OUTER), iters=("reduction", "parallel"), out="tensor<8xf32>"),
-     ("persistent", 8, 4, 2), 4 * 8 * 4 + 8 * 4),
+     ("persistent", 8, 4, 2), 4 * 8 * 4 + 8 * 4 + 8 * 4),
     # 5 elements summed into each of 2 results: rows do not divide the input, 5 // 2 = 2 reduced
     # (heuristic_config(2, 2); RBLOCK 2 holds the 2 elements: persistent)
     (dict(body=_SUM, args=", %v: tensor<5xf32>", ins="%v : tensor<5xf32>",
           maps=("affine_map<(d0, d1) -> (d0)>", _OUTER), iters=("reduction", "parallel"), out="tensor<2xf32>"),
-     ("persistent", 2, 2, 2), 5 * 4 + 2 * 4),
+     ("persistent", 2, 2, 2), 5 * 4 + 2 * 4 + 2 * 4),
     # one result: 6 elements reduced into 1 row (heuristic_config(1, 6))
     (dict(body=_SUM, args=", %v: tensor<6x1xf32>", ins="%v : tensor<6x1xf32>", maps=(_ID2, _OUTER),
-          iters=("reduction", "parallel"), out="tensor<1xf32>"), ("persistent", 1, 8, 2), 6 * 4 + 4),
+          iters=("reduction", "parallel"), out="tensor<1xf32>"), ("persistent", 1, 8, 2), 6 * 4 + 4 + 4),
     # a reduction loop of extent 1: nothing is reduced, so pointwise (heuristic_config(8, 1))
     (dict(body=_SUM, args=", %v: tensor<1x8xf32>", ins="%v : tensor<1x8xf32>", maps=(_ID2, _OUTER),
-          iters=("reduction", "parallel"), out="tensor<8xf32>"), ("pointwise", 8, 1, 1), 8 * 4 + 8 * 4),
+          iters=("reduction", "parallel"), out="tensor<8xf32>"), ("pointwise", 8, 1, 1), 8 * 4 + 8 * 4 + 8 * 4),
     # 8192 x 4 -> 4: a column longer than one tile holds (heuristic_config(4, 8192))
     (dict(body=_SUM, args=", %v: tensor<8192x4xf32>", ins="%v : tensor<8192x4xf32>", maps=(_ID2, _OUTER),
-          iters=("reduction", "parallel"), out="tensor<4xf32>"), ("looped", 1, 2048, 8), 8192 * 4 * 4 + 4 * 4),
+          iters=("reduction", "parallel"), out="tensor<4xf32>"), ("looped", 1, 2048, 8), 8192 * 4 * 4 + 4 * 4 + 4 * 4),
     # a reduction with no input reduces nothing: 12 results, pointwise (heuristic_config(12, 1))
-    (NO_INPUTS, ("pointwise", 16, 1, 1), 4 * 3 * 4),
+    (NO_INPUTS, ("pointwise", 16, 1, 1), 4 * 3 * 4 + 4 * 3 * 4),
     # no output at all: one row of one element; the input's bytes
     (NO_RESULTS, ("pointwise", 1, 1, 1), 4 * 4),
 ], ids=["pointwise", "outer-reduction", "rows-do-not-divide", "one-row", "unit-reduction", "looped",
@@ -229,13 +230,32 @@ def test_a_lone_generic_gets_v1s_config_from_its_results_and_first_input(case, l
     """``lone_estimate``: rows = the first result's elements (1 without a result); with a reduction
     loop, reduced elements = the first input's elements // rows (1 without an input); then v1's
     ``heuristic_config(rows, reduced)``, pointwise when nothing is reduced, persistent when RBLOCK
-    holds the reduced elements, looped otherwise.  Bytes: every input and result once, issued and from DRAM; no time."""
+    holds the reduced elements, looped otherwise.  Bytes: every input and result once, and with a
+    reduction loop each output's initial value, issued and from DRAM; no time."""
     module, op = _lone(case)
     with module.context:
         est = Always().lone_estimate(op)
     assert (est.launch, est.issued_bytes, est.reason) == (KernelLaunch(*launch), nbytes, "not a row kernel: v1 config")
     assert type(est.issued_bytes) is int and math.isnan(est.time_s)
     assert est.dram_bytes == nbytes   # one pass: every byte from DRAM once
+
+
+@pytest.mark.parametrize("case", [
+    dict(body=_SUM, maps=(_ID2, _OUTER), iters=("reduction", "parallel"), out="tensor<8xf32>"),
+    dict(body=_SUM, args=", %v: tensor<8192x4xf32>", ins="%v : tensor<8192x4xf32>", maps=(_ID2, _OUTER),
+         iters=("reduction", "parallel"), out="tensor<4xf32>"),
+    dict(body=["%r = math.exp %a : f32", "linalg.yield %r : f32"], maps=(_ID2, _ID2), out="tensor<4x8xf32>"),
+], ids=["outer-reduction", "looped", "pointwise"])
+def test_a_lone_generics_bytes_are_what_its_lowered_kernel_moves(case):
+    """The pass's bytes for a kernel lowered as its one generic are its lowering's (a reduction loads its
+    outputs' initial values): compare_groups sums the lowering's bytes in a workload's row and the policy's
+    in Inductor's range, which disagreed by those initial values on the backward workloads."""
+    from costfuse.data.lowering.generic import lower_generic
+
+    module, op = _lone(case)
+    with module.context:
+        est = Always().lone_estimate(op)
+        assert est.issued_bytes == est.dram_bytes == lower_generic(op).hbm_bytes
 
 
 def _index_generic():
@@ -772,3 +792,22 @@ def test_a_kernel_that_goes_takes_its_copies_with_it():
     assert f.steps[-1] == ("recompute", "g1'+g2+g3", "g2'+g4",
                            "g2 copied into the consumer; the producer's kernel goes", "g2+g4 stores g4")
     assert f.groups == [("g1", (), "g1 stores g1"), ("g2'+g4", (1,), "g2+g4 stores g4")]
+
+
+def test_every_kernel_is_priced_at_the_bytes_its_lowering_moves_copies_included():
+    """A kernel whose member another kernel's copy reads stores that member, as outlining makes it: on this
+    span, Inductor's rules form three kernels with copies, and its first kernel's shape left out the bf16
+    residual a copy reads (priced 26.3 MB, lowered 31.5 MB) until formation told the shape
+    (``_Formation.read_by_copies``)."""
+    from costfuse.cost_models import policy_class
+    from costfuse.data.lowering.kernel import lower_kernels
+    from costfuse.group_pass import GroupFusionPass, run_group_pipeline
+    from costfuse.targets import get_target
+
+    path = Path(__file__).resolve().parents[2] / "experiments" / "workloads" / "gemma_span_bwd_640_bf16.mlir"
+    module = parse_module(path.read_text(), str(path))
+    p = GroupFusionPass(policy_class("inductor", "groups")())
+    run_group_pipeline(module, p)
+    lowered = {k.kernel: k.hbm_bytes for _, k in lower_kernels(module, get_target("sm_90")).kernels}
+    assert sum(1 for r in p.kernels if r.kernel.recomputed) >= 1
+    assert {r.name: r.kernel.estimate.issued_bytes for r in p.kernels} == lowered

@@ -145,3 +145,21 @@ def test_the_report_gives_each_goal_a_figure_and_names_what_differs(tmp_path):
     assert ("- cut: @main: time budget. Last MILP answer (no optimum): 1 kernels, 100.0 MB DRAM; "
             "learned 100.0 MB") in text
     assert "| cut | - | - | - | 3 | 2 (0, 0) | 0.01 | 1.0 | **no** | 2 | 100.0 | 100.0 | - |" in text
+
+
+def test_refresh_learned_runs_only_learned_again_and_keeps_the_optimum(workloads, tmp_path, fake_pool, monkeypatch):
+    """After a change to the pass: the cached graphs' learned records are recomputed, their optimum records
+    (which the pass does not price) stand, and nothing else runs."""
+    monkeypatch.setattr(ow, "run_one", lambda path, args, pool: _record(path.stem, 100_000_000, 100_000_000))
+    cache, out = tmp_path / "cache.json", tmp_path / "report.md"
+    argv = ["--workloads", str(workloads), "--cache", str(cache), "--out", str(out), "--no-progress"]
+    assert ow.main(argv) == 0
+    before = json.loads(cache.read_text())["results"]
+    monkeypatch.setattr(ow, "run_one", lambda *a: pytest.fail("the optimum ran again"))
+    monkeypatch.setattr(ow, "learned_bytes", lambda path, arch: {"kernels": 1, "dram_bytes": 90_000_000,
+                                                                 "issued_bytes": 90_000_000, "schedule": []})
+    assert ow.main(argv + ["--refresh-learned"]) == 0
+    after = json.loads(cache.read_text())["results"]
+    assert [r["optimum"] for r in after.values()] == [r["optimum"] for r in before.values()]
+    assert all(r["learned"]["dram_bytes"] == 90_000_000 and r["learned_measured"] for r in after.values())
+    assert "--refresh-learned" in out.read_text()
