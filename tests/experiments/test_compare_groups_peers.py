@@ -5,6 +5,7 @@ import experiments.compare_groups as cg
 from costfuse.graph import function_blocks
 from costfuse.groups import form_groups
 from costfuse.ir import parse_module
+from helpers.generic_ops import _ID2, _op
 from helpers.peer_kernels import FakePool
 from helpers.peer_kernels import softmax
 
@@ -30,28 +31,15 @@ def test_inductor_sums_the_dram_range_of_its_kernels_survivors_from_ptxas_labels
     assert 0 < costs["survivor_dram_fewest"] <= costs["survivor_dram_most"]
 
 
-COLUMN_SUM = """func.func @f(%x: tensor<64x128xf32>) -> tensor<128xf32> {
-  %init = tensor.empty() : tensor<128xf32>
-  %cst = arith.constant 0.0 : f32
-  %z = linalg.fill ins(%cst : f32) outs(%init : tensor<128xf32>) -> tensor<128xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
-                       iterator_types = ["reduction", "parallel"]}
-      ins(%x : tensor<64x128xf32>) outs(%z : tensor<128xf32>) {
-    ^bb0(%a: f32, %o: f32):
-      %s = arith.addf %a, %o : f32
-      linalg.yield %s : f32
-  } -> tensor<128xf32>
-  return %r : tensor<128xf32>
-}"""
-
-
 def test_a_kernel_run_at_one_config_adds_its_bytes_to_both_ends_of_the_range():
     """A column sum is no row kernel (v1's config, one pass): its bytes are its range, as the workload's row
     counts them; before, such kernels (the backward workloads' weight gradients) were left out of the range."""
     model = cg.make_model("inductor", FakePool(), "sm_90", "")
-    module = parse_module(COLUMN_SUM)
-    (kernel,), _ = form_groups(function_blocks(module)[0], model)
-    assert kernel.shape is None and kernel.estimate.dram_bytes == (64 * 128 + 2 * 128) * 4   # + the sum's initial value
+    module, _ = _op(["%r = arith.addf %a, %o : f32", "linalg.yield %r : f32"],
+                    maps=(_ID2, "affine_map<(d0, d1) -> (d1)>"), iters=("reduction", "parallel"), out="tensor<8xf32>")
+    with module.context:
+        (kernel,), _ = form_groups(function_blocks(module)[0], model)
+    assert kernel.shape is None and kernel.estimate.dram_bytes == (4 * 8 + 2 * 8) * 4   # + the sum's initial value
     assert cg.model_costs(model) == {"survivor_dram_fewest": kernel.estimate.dram_bytes,
                                      "survivor_dram_most": kernel.estimate.dram_bytes, "survivor_spills": 0}
 
