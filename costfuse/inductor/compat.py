@@ -21,15 +21,22 @@ string, so a torch between the two works too.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
+
+
+@functools.lru_cache(maxsize=8)
+def _arity(fn) -> int:
+    """How many parameters ``fn`` takes: read once per function (``inspect.signature`` cost a twentieth of
+    a decision, asked for every reduction)."""
+    return len(inspect.signature(fn).parameters)
 
 
 def should_use_cooperative_reduction(choices, features) -> bool:
     """``choices.should_use_cooperative_reduction`` for ``features``, in whichever signature this torch has."""
     from torch._inductor.choices import InductorChoices
 
-    params = inspect.signature(InductorChoices.should_use_cooperative_reduction).parameters
-    if len(params) == 1:
+    if _arity(InductorChoices.should_use_cooperative_reduction) == 1:
         return choices.should_use_cooperative_reduction(features)
     nodes = list(features.scheduler_nodes())
     device = nodes[0].get_device() if nodes else None
