@@ -234,6 +234,16 @@ def _selection(pyproject: str) -> list[str]:
     return tomllib.loads(pyproject).get("tool", {}).get("mutmut", {}).get("pytest_add_cli_args_test_selection", [])
 
 
+def tests_only_added(old_config: str | None, new_config: str) -> bool:
+    """Whether a stage's new pyproject selects the old one's test files and more: its killed mutants stay
+    killed, and its survivors and untested mutants are tried again (the run of 2026-12-06 kept 379 "no
+    tests" verdicts of the peers' stage after their own test files joined it)."""
+    if not old_config:
+        return False
+    before, after = set(_selection(old_config)), set(_selection(new_config))
+    return before != after and before <= after
+
+
 def mutmut_exe() -> str:
     exe = Path(sys.executable).parent / "mutmut"
     if not exe.exists():
@@ -626,12 +636,12 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
             new_config = (root / "pyproject.toml").read_text()
             changed = changed or bool(seeded) or old_config != new_config  # e.g. its tests changed
-            before, after = set(_selection(old_config or "")), set(_selection(new_config))
-            if old_config and before != after and before <= after:
-                # Tests were only added: a killed mutant stays killed, so keep the verdicts (mutmut resets
-                # them all when it sees a new test selection in its stats) and remap the tests instead.
+            added = tests_only_added(old_config, new_config)
+            if added:
+                # A killed mutant stays killed, so keep the verdicts (mutmut resets them all when it sees a
+                # new test selection in its stats) and remap the tests instead.
                 (root / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
-            if args.rerun_survivors:
+            if args.rerun_survivors or added:   # a new test may kill what survived or had no test
                 forget_verdicts(root, stage, ("survived", "no tests"))
             if not changed and all_judged(stage):
                 print(f"[mutation] {stage.name}: every mutant judged and the code unchanged; skipped", file=sys.stderr)

@@ -190,3 +190,13 @@ def test_a_row_without_verdicts_is_carried_over_with_its_first_date(fake_mutmut)
     assert mut.previous_rows(again)["data/store.py"][2] == "2026-01-01"
     [not_run] = [ln for ln in again.splitlines() if ln.startswith("Not run yet: ")]
     assert "`data/store.py`" not in not_run and "`costfuse/atomic.py`" in not_run
+
+
+def test_tests_added_to_a_stage_keep_its_verdicts_and_retry_its_survivors():
+    stage = next(s for s in mut.STAGES if s.name == "store")
+    old = mut.stage_pyproject(stage, "")
+    more = mut.stage_pyproject(mut.Stage(stage.name, stage.files, stage.tests + ("tests/data/test_job.py",)), "")
+    fewer = mut.stage_pyproject(mut.Stage(stage.name, stage.files, stage.tests[:1]), "")
+    assert mut.tests_only_added(old, more)
+    assert not mut.tests_only_added(old, old) and not mut.tests_only_added(old, fewer)
+    assert not mut.tests_only_added(None, more)   # a new stage: nothing to keep
