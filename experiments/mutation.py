@@ -130,7 +130,7 @@ STAGES = (
     Stage("cost_models_peers", ("costfuse/cost_models/inductor.py", "costfuse/cost_models/xla.py",
                                 "costfuse/cost_models/group_time.py"),
           GROUP_TESTS + ("tests/costfuse/cost_models/test_peer_inductor_autotune.py",
-                         "tests/costfuse/cost_models/test_peer_xla_native.py")),
+                         "tests/costfuse/cost_models/test_peer_xla_native.py", "tests/costfuse/test_explain_configs.py")),
     Stage("cost_models_learned", ("costfuse/cost_models/learned.py", "costfuse/cost_models/forest.py",
                                   "costfuse/cost_models/bundle.py", "costfuse/cost_models/registry.py"),
           ("tests/costfuse/cost_models/test_learned.py", "tests/costfuse/cost_models/test_bundle.py",

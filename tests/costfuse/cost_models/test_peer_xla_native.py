@@ -134,3 +134,100 @@ def test_a_one_element_operand_is_no_sibling_link():
     s, x, c = function_blocks(module)[0].arguments
     assert _effective_scalar(s) and _effective_scalar(c)
     assert not _effective_scalar(x) and not _effective_scalar(3)   # a kernel's outputs are never skipped
+
+
+# --- the verdicts and the emitter's numbers at their bounds (the mutation check's survivors) -----------------
+def _xe(seconds: float):
+    """An ``XlaEstimate`` whose X5 time is ``seconds``."""
+    from costfuse.cost_models.xla_triton import XlaEstimate
+
+    return XlaEstimate(KernelLaunch("persistent", 1, 1024, 4), seconds, 0, xla_time_s=seconds)
+
+
+def _merged(passes: int = 1):
+    """A stand-in merged kernel: its passes without online sums, within the budget."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(passes_without_online=passes, inputs=(), outputs=(), members=())
+
+
+def test_multi_output_siblings_merge_at_no_priority_when_one_pass():
+    from costfuse.policy import MergeVerdict
+
+    x = Xla()
+    assert x.multi_output_verdict("siblings", _xe(3e-6), _xe(4e-6), _xe(1.0), _merged(), ()) == \
+        MergeVerdict(True, 0.0, "xla MultiOutputFusion: siblings, one pass, within the budget")
+    v = x.multi_output_verdict("siblings", _xe(3e-6), _xe(4e-6), _xe(6e-6), _merged(2), ())
+    assert (v.merge, v.priority) == (False, 0.0) and v.reason.startswith("xla: the native emitters make one pass")
+
+
+def test_a_producer_consumer_multi_output_merge_must_not_be_slower_by_x5():
+    from costfuse.policy import MergeVerdict
+
+    x = Xla()
+    launch = x._target.launch_overhead_s
+    a, b = _xe(1.0), _xe(1.0)
+    saving = launch + 1.0 + 1.0 - 0.5
+    assert x.multi_output_verdict("producer-consumer", a, b, _xe(0.5), _merged(), ()) == MergeVerdict(
+        True, saving, f"xla MultiOutputFusion: producer-consumer, saves {saving * 1e6:.3f} us (X5)")
+    loss = launch + 1.0 + 1.0 - 3.0
+    assert x.multi_output_verdict("producer-consumer", a, b, _xe(3.0), _merged(), ()) == MergeVerdict(
+        False, loss, f"xla MultiOutputFusion: slower fused ({loss * 1e6:.3f} us, X5)")
+    even = _xe(launch + 1.0 + 1.0)   # no time saved, none lost: merged
+    assert x.multi_output_verdict("producer-consumer", a, b, even, _merged(), ()).merge
+
+
+def test_duplication_weighs_the_producer_alone_against_the_time_each_user_adds():
+    from costfuse.policy import MergeVerdict
+
+    x = Xla()
+    launch = x._target.launch_overhead_s
+    a, b = _xe(2.0), _xe(3.0)
+    gain = launch + 2.0 - 1 * (4.0 - 3.0)
+    assert x.recompute_verdict(a, b, None, _xe(4.0), _merged()) == MergeVerdict(
+        True, gain, f"xla duplicates the producer into its 1 users: priority {gain * 1e6:.3f} us (X5)")
+    loss = launch + 2.0 - 1 * (13.0 - 3.0)
+    assert x.recompute_verdict(a, b, None, _xe(13.0), _merged()) == MergeVerdict(
+        False, loss, f"xla duplicates the producer into its 1 users: priority {loss * 1e6:.3f} us (X5) < 0: not fused")
+    assert x.recompute_verdict(a, _xe(0.0), None, _xe(launch + 2.0), _merged()).merge   # priority exactly 0
+    v = x.recompute_verdict(a, b, None, _xe(4.0), _merged(2))
+    assert (v.merge, v.priority) == (False, gain) and "one pass over the row" in v.reason
+
+
+def test_duplication_counts_every_user_of_the_producer_and_times_it_alone():
+    k = Kernels(softmax(64, 1024))
+    x = Xla()
+    producer = k.ops[1]             # exp(x - max): read by the sum and by the divide
+    users = len({u.owner.operation for r in producer.results for u in r.uses})
+    a, b = _xe(1.0), _xe(3e-6)
+    alone = x._alone_time(producer, a)
+    assert users == 2 and alone != 1.0
+    v = x.recompute_verdict(a, b, None, _xe(4e-6), _merged(), producer)
+    assert v.priority == pytest.approx(x._target.launch_overhead_s + alone - users * 1e-6)
+    assert "into its 2 users" in v.reason
+
+
+def test_a_merge_the_native_emitters_refuse_keeps_its_x5_priority():
+    x = Xla()
+    a, b, ab = _xe(1.0), _xe(1.0), _xe(0.5)
+    v = x.merge_verdict(a, b, ab, _merged(2))
+    assert (v.merge, v.priority) == (False, x.priority(a, b, ab)) and "one pass over the row" in v.reason
+
+
+def test_the_native_estimate_names_the_emitter_and_carries_x5s_time():
+    from costfuse.cost_models.xla_triton import xla_time
+
+    _, shape = whole(softmax(4096, 512))
+    est = Xla().best_config(shape)
+    assert est.reason.startswith("xla native row-reduction emitter")
+    assert est.xla_time_s == xla_time(shape, est.launch.mode, Xla()._target) > 0
+
+
+def test_the_emitters_numbers_at_their_bounds():
+    from types import SimpleNamespace
+
+    assert smallest_input_bits(SimpleNamespace(inputs=())) == 32          # no input: XLA's default width
+    assert rows_per_block(4, 512) == 1 and rows_per_block(8, 96) == 2      # a row of 512 threads; 256 // 96
+    assert vector_size(64, 32, 16) == 2 and vector_size(128, 32, 16) == 4  # 2 or 4 loads per thread, exactly
+    launch, _ = native_launch(SimpleNamespace(pointwise=True, n_rows=64, n=1024))
+    assert launch.short() == "pointwise x512 r1 w4"
