@@ -262,3 +262,21 @@ def test_a_spill_free_persistent_config_is_never_passed_over_for_a_looped_one_si
     assert est.launch.mode == "looped"
     assert est.reason.endswith("; persistent x1 r32768 w8 moves 268.5 MB, not 536.9 MB, but is estimated slower "
                                "(103.82 us vs 78.67 us, with 200 B/thread of spills estimated)")
+
+
+def test_the_passed_over_reason_names_the_fastest_persistent_config_of_fewer_bytes_exactly():
+    """``ConfigScores.passed_over`` on hand-made scores: the looped pick (1 GB issued) against two persistent
+    configs, one of fewer bytes (the one named, with its spills) and one of as many (never named)."""
+    from costfuse.cost_models.group_time import ConfigScores
+
+    configs = [KernelLaunch("looped", 1, 1024, 4), KernelLaunch("persistent", 1, 8192, 8),
+               KernelLaunch("persistent", 1, 8192, 16)]
+    scores = ConfigScores(configs, np.array([40.0, 255.0, 200.0]), np.array([0.0, 64.0, 0.0]),
+                          np.array([1e9, 5e8, 1e9]), np.array([5e8, 5e8, 5e8]), np.array([1.0, 2.0, 0.5]))
+    assert scores.passed_over(0) == ("persistent x1 r8192 w8 moves 500.0 MB, not 1000.0 MB, but is estimated slower "
+                                     "(2000000.00 us vs 1000000.00 us, with 64 B/thread of spills estimated)")
+    assert scores.passed_over(0, ["", "is predicted to spill", ""]) == \
+        "persistent x1 r8192 w8 moves 500.0 MB, not 1000.0 MB, but is predicted to spill"
+    assert scores.passed_over(1) == ""                       # not looped
+    scores.spill_bytes[1] = 0.0
+    assert scores.passed_over(0).endswith("(2000000.00 us vs 1000000.00 us)")   # no spills: not said

@@ -135,3 +135,25 @@ def test_costfuse_opt_ptxas_labels_is_refused_where_no_policy_reads_it(tmp_path,
     assert opt_main([str(EXAMPLE), "--cost-model", "analytical", "--ptxas-labels", "-o", str(tmp_path / "o")]) == 1
     err = capsys.readouterr().err
     assert "--ptxas-labels applies to --cost-model inductor" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_reason_gives_the_survivors_dram_range_in_megabytes_and_says_when_one_spills():
+    _, shape = whole(softmax(4096, 8192))
+    target = get_target("sm_90")
+    dram = sorted(shape.dram_bytes_at(c, target) for c in (FULL_ROW, CHUNKED))
+    est = Inductor(labeller=Labeller({CHUNKED: (32, 1, 4, True)})).autotune(shape)   # 1 B: it spills, yet survives
+    assert est.reason.endswith(f"2 survivor(s), DRAM {dram[0] / 1e6:.3f}-{dram[1] / 1e6:.3f} MB, one spills "
+                               "(fixed labels)")
+    clean = Inductor(labeller=Labeller({})).autotune(shape)
+    assert clean.reason.endswith("MB (fixed labels)") and not clean.survivor_spills
+    _, one = whole(softmax(4096, 2048))                   # one candidate: no benchmark to emulate
+    assert "its one config" in Inductor(labeller=Labeller({})).autotune(one).reason
+
+
+def test_final_config_autotunes_a_formed_kernel_only_with_a_labeller():
+    _, shape = whole(softmax(4096, 8192))
+    planned = Inductor().best_config(shape)
+    assert Inductor().final_config(shape, planned) is planned            # no labeller: formation's estimate
+    labeller = Labeller({FULL_ROW: (32, 600, 68, True)})
+    final = Inductor(labeller=labeller).final_config(shape, planned)
+    assert final.launch == CHUNKED and final.labels == "fixed labels" and len(labeller.calls) == 1
