@@ -34,7 +34,20 @@ from pathlib import Path
 
 from costfuse.data.families import RandomProgram, generate
 
-BLOCKS = Path(__file__).resolve().parents[1] / "experiments" / "workloads" / "blocks.py"
+
+def _blocks_file() -> Path:
+    """``experiments/workloads/blocks.py`` of the checkout this module runs from: the nearest folder above it
+    that holds one (the repository, or a staged copy of it, as the mutation check's, where ``data/`` sits
+    under ``costfuse/``); else the repository's path, which the error then names."""
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidate = parent / "experiments" / "workloads" / "blocks.py"
+        if candidate.is_file():
+            return candidate
+    return here.parents[1] / "experiments" / "workloads" / "blocks.py"
+
+
+BLOCKS = _blocks_file()
 DTYPES = ("f32", "bf16", "f16")
 MIN_ROWS, MAX_ROWS = 1, 65536
 MIN_N, MAX_N = 64, 131072
