@@ -150,7 +150,9 @@ class _Formation:
         return frozenset(positions), frozenset(copies), self.read_by_copies(positions, copies)
 
     def shape(self, positions, copies=frozenset()) -> KernelShape | NotAKernel:
-        key = self._key(positions, copies)
+        return self._shape_at(self._key(positions, copies))
+
+    def _shape_at(self, key) -> KernelShape | NotAKernel:
         if key not in self.shapes:
             refused = next((p for p in sorted(key[0]) if self.refusal(p)), None)
             if refused is not None:
@@ -167,7 +169,7 @@ class _Formation:
     def estimate(self, positions, copies=frozenset()) -> GroupEstimate | None:
         key = self._key(positions, copies)
         if key not in self.estimates:
-            s = self.shape(key[0], key[1])
+            s = self._shape_at(key)
             self.estimates[key] = None if isinstance(s, NotAKernel) else self.model.best_config(s)
         return self.estimates[key]
 

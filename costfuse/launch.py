@@ -246,6 +246,11 @@ def config_space(shape: KernelShape) -> list[KernelLaunch]:
     return list(_space(shape.pointwise, shape.n, shape.n_rows))
 
 
+def space_of(pointwise: bool, n: int, n_rows: int) -> tuple[KernelLaunch, ...]:
+    """:func:`config_space` of a kernel of this kind, row length and row count, without a shape (cached)."""
+    return _space(pointwise, n, n_rows)
+
+
 @functools.lru_cache(maxsize=4096)
 def _space(pointwise: bool, n: int, n_rows: int) -> tuple[KernelLaunch, ...]:
     """Every config of a kernel of this kind, row length and row count, in a fixed order; cached,

@@ -33,7 +33,6 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Callable
 
 import numpy as np
@@ -42,7 +41,7 @@ from costfuse.cost_models.learned_groups import SPILL_SLOWDOWN, GroupHeads, batc
 from costfuse.inductor.configs import inductor_can_launch
 from costfuse.featurize.group_features import GROUP_FEATURE_SCHEMA_VERSION, group_features
 from costfuse.estimates import row_registers
-from costfuse.launch import KernelLaunch, config_space, space_arrays
+from costfuse.launch import KernelLaunch, config_space, space_arrays, space_of
 from costfuse.targets import get_target
 
 SHIPPED_INDUCTOR_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "inductor"
@@ -90,7 +89,7 @@ def _as_pick(est, regs_of) -> Pick:
 def _inductor_space(pointwise: bool, n: int, n_rows: int) -> tuple[tuple[KernelLaunch, ...], tuple[KernelLaunch, ...]]:
     """The configs of :func:`costfuse.launch.config_space` Inductor can generate, persistent ones apart, for a
     kernel of this kind and size: the same for every kernel of a model's layers, so built once."""
-    space = [c for c in config_space(SimpleNamespace(pointwise=pointwise, n=n, n_rows=n_rows)) if inductor_can_launch(c)]
+    space = [c for c in space_of(pointwise, n, n_rows) if inductor_can_launch(c)]
     return (tuple(c for c in space if c.mode == "persistent"), tuple(c for c in space if c.mode != "persistent"))
 
 

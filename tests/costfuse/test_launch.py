@@ -10,7 +10,7 @@ import pytest
 
 from costfuse.launch import (LOOPED_RBLOCK, MAX_TILE_ELEMS, PERSISTENT_RBLOCK_CAP, KernelLaunch, LaunchConfig,
                              check_tile, config_space, heuristic_config, heuristic_launch_for, launch_arrays,
-                             neighbour_configs, next_pow2, space_arrays, wide_configs)
+                             neighbour_configs, next_pow2, space_arrays, space_of, wide_configs)
 
 
 @pytest.mark.parametrize("n, want", [(-3, 1), (0, 1), (1, 1), (2, 2), (3, 4), (1024, 1024), (1025, 2048)])
@@ -76,6 +76,7 @@ def test_space_arrays_describe_the_space_of_the_shape_kind(pointwise):
     space = config_space(shape)
     assert all((c.mode == "pointwise") == pointwise for c in space)
     assert list(space_arrays(shape).mode) == [c.mode for c in space]
+    assert list(space_of(pointwise, 512, 8)) == space   # the same space without a shape
 
 
 def test_the_heuristic_with_nothing_reduced_is_pointwise_with_a_warp_per_256_elements():
