@@ -134,7 +134,7 @@ STAGES = (
     Stage("cost_models_learned", ("costfuse/cost_models/learned.py", "costfuse/cost_models/forest.py",
                                   "costfuse/cost_models/bundle.py", "costfuse/cost_models/registry.py"),
           ("tests/costfuse/cost_models/test_learned.py", "tests/costfuse/cost_models/test_bundle.py",
-           "tests/costfuse/cost_models/test_learned_groups.py")),
+           "tests/costfuse/cost_models/test_learned_groups.py", "tests/costfuse/test_model_options.py")),
     Stage("lower_kernel", ("data/lowering/kernel.py", "data/lowering/kernel_function.py"),
           ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py")),
     # A few modules per stage: a surviving lowering mutant reruns every IREE comparison (~100 s), so these

@@ -56,7 +56,7 @@ from costfuse.estimates import ESTIMATED, ConfigLabels, estimated_labels
 from costfuse.graph import body_ops, inputs
 from costfuse.launch import launch_arrays, next_pow2
 from costfuse.policy import Decision, EdgePolicy, FusionCandidate, GroupEstimate, GroupPolicy, MergeVerdict
-from costfuse.targets import Target, get_target
+from costfuse.targets import Target, arch_name, get_target
 
 PERSISTENT_INNER_MAX = 1024          # I1: rnumel bound for the INNER hint
 TRITON_MAX_BLOCK_X = 4096            # I2: runtime/hints.py:15
@@ -95,12 +95,13 @@ def pointwise_config(numel_hint: int, x: int, per_warp: int) -> tuple[int, int]:
 
 def reduction_config(pm: int, pn: int, x: int, r: int, num_warps: int | None = None,
                      register_intensive: bool = False, min_warps: int = 2) -> tuple[int, int, int]:
-    """I2 ``triton_config_reduction`` with the INNER hint: ``(XBLOCK, RBLOCK, num_warps)``."""
+    """I2 ``triton_config_reduction`` with the INNER hint: ``(XBLOCK, RBLOCK, num_warps)``.  ``r`` is first
+    shrunk to the size hint ``pn``, as ``_get_nd_reduction_numels`` does (its warps still come from ``r``)."""
     x = min(x, pm)
-    target = x * r
+    rr = min(r, pn)
+    target = x * rr
     if pm * pn < target:
         target //= 8
-    rr = r
     while x < pm and x * rr < target:
         x *= 2
     while rr < pn and x * rr < target:
@@ -110,6 +111,23 @@ def reduction_config(pm: int, pn: int, x: int, r: int, num_warps: int | None = N
     while x * rr > target and rr > 1:
         rr //= 2
     return x, rr, warps
+
+
+def looped_configs(pm: int, pn: int, loads_and_red: int, add_persistent_rblock: bool,
+                   arch: str = "sm_90") -> list[tuple[int, int, int]]:
+    """I4 ``_reduction_configs``, INNER hint, max_autotune off: ``[whole-row candidate?] + [contiguous
+    config]`` as ``(XBLOCK, RBLOCK, num_warps)``, for ``loads_and_red`` loads and reductions (the
+    kernel's ``num_load + num_reduction``) and codegen's ``add_persistent_rblock`` flag."""
+    max_r = 1024 if int(arch_name(arch).removeprefix("sm_")) >= 100 else 2048
+    heavy = pm >= 1024 and loads_and_red >= 10
+    if heavy:
+        max_r = 1024
+    out = []
+    if add_persistent_rblock and loads_and_red <= 8:
+        out.append(reduction_config(pm, pn, max(4096 // pn, 1), min(pn, ADD_PERSISTENT_RBLOCK_RANGE[1]),
+                                    register_intensive=heavy))
+    out.append(reduction_config(pm, pn, 2 if pn <= 2048 else 1, min(pn, max_r), register_intensive=heavy))
+    return out
 
 
 def realize_on_reuse(op: ir.Operation) -> tuple[bool, str]:
@@ -209,18 +227,11 @@ class Inductor(EdgePolicy, GroupPolicy):
         distinct loads and stores.
         """
         loads_and_red = sum(shape.passes_reading(i, "looped") for i in shape.inputs) + shape.reductions
-        max_r = 1024 if int(self._target.arch.removeprefix("sm_")) >= 100 else 2048
-        heavy = pm >= 1024 and loads_and_red >= 10
-        if heavy:
-            max_r = 1024
-        out = []
         lo, hi = ADD_PERSISTENT_RBLOCK_RANGE
-        if (lo < shape.n <= hi and loads_and_red <= 8
-                and len(shape.inputs) + len(shape.outputs) <= ADD_PERSISTENT_MAX_MEM_OPS
-                and shape.issued_bytes("looped") >= ADD_PERSISTENT_MIN_SAVING * shape.issued_bytes("persistent")):
-            out.append(reduction_config(pm, pn, max(4096 // pn, 1), min(pn, hi), register_intensive=heavy))
-        out.append(reduction_config(pm, pn, 2 if pn <= 2048 else 1, min(pn, max_r), register_intensive=heavy))
-        return out
+        add_persistent_rblock = (   # codegen/triton.py's flag; the heuristics check loads_and_red themselves
+            lo < shape.n <= hi and len(shape.inputs) + len(shape.outputs) <= ADD_PERSISTENT_MAX_MEM_OPS
+            and shape.issued_bytes("looped") >= ADD_PERSISTENT_MIN_SAVING * shape.issued_bytes("persistent"))
+        return looped_configs(pm, pn, loads_and_red, add_persistent_rblock, self._target.arch)
 
     def _scale_rblock(self, shape, configs: list, regs, ok=None) -> list:
         """I5 ``_dynamic_scale_rblock``: a copy with RBLOCK halved of each compiled (``ok``, default all)

@@ -224,8 +224,12 @@ def _lone(case):
     (NO_INPUTS, ("pointwise", 16, 1, 1), 4 * 3 * 4 + 4 * 3 * 4),
     # no output at all: one row of one element; the input's bytes
     (NO_RESULTS, ("pointwise", 1, 1, 1), 4 * 4),
+    # elementwise but reading a scalar argument from outside: v1's pointwise config, f16 bytes
+    (dict(body=["%r = arith.addf %a, %s : f16", "linalg.yield %r : f16"], args=", %h: tensor<4x8xf16>, %s: f16",
+          ins="%h : tensor<4x8xf16>", out="tensor<4x8xf16>", bargs="%a: f16, %o: f16"), ("pointwise", 32, 1, 1),
+     2 * 4 * 8 * 2),
 ], ids=["pointwise", "outer-reduction", "rows-do-not-divide", "one-row", "unit-reduction", "looped",
-        "no-inputs", "no-results"])
+        "no-inputs", "no-results", "scalar-argument-f16"])
 def test_a_lone_generic_gets_v1s_config_from_its_results_and_first_input(case, launch, nbytes):
     """``lone_estimate``: rows = the first result's elements (1 without a result); with a reduction
     loop, reduced elements = the first input's elements // rows (1 without an input); then v1's

@@ -760,28 +760,3 @@ def test_dynamic_reshapes_stay_and_a_skipped_reshape_does_not_stop_the_next():
     module = parse_module(text)
     with module.context:
         assert fold_unit_reshapes(function_blocks(module)[0]) == 1
-
-
-@pytest.mark.parametrize("case, launch, nbytes", [
-    # an outer reduction of 4x8 to 8: 8 rows of 4 reduced elements
-    (dict(body=["%r = arith.addf %a, %o : f32", "linalg.yield %r : f32"], maps=(_ID2, "affine_map<(d0, d1) -> (d1)>"),
-          iters=("reduction", "parallel"), out="tensor<8xf32>"), ("persistent", 8, 4, 2), 4 * 8 * 4 + 2 * 8 * 4),
-    # the same over 8192 x 4: too long a column for one tile
-    (dict(body=["%r = arith.addf %a, %o : f32", "linalg.yield %r : f32"], ins="%y : tensor<8192x4xf32>",
-          args=", %y: tensor<8192x4xf32>", maps=(_ID2, "affine_map<(d0, d1) -> (d1)>"), iters=("reduction", "parallel"),
-          out="tensor<4xf32>"), ("looped", 1, 2048, 8), 8192 * 4 * 4 + 2 * 4 * 4),
-    # elementwise but reading a scalar argument from outside: v1's pointwise config, f16 bytes
-    (dict(body=["%r = arith.addf %a, %s : f16", "linalg.yield %r : f16"], args=", %h: tensor<4x8xf16>, %s: f16",
-          ins="%h : tensor<4x8xf16>", out="tensor<4x8xf16>", bargs="%a: f16, %o: f16"), ("pointwise", 32, 1, 1),
-     2 * 4 * 8 * 2),
-])
-def test_a_lone_generic_that_is_no_row_kernel_gets_v1s_config(case, launch, nbytes):
-    import math
-
-    from costfuse.cost_models.always import Always
-
-    module, op = _op(**case)
-    with module.context:
-        est = Always().lone_estimate(op)
-    assert (est.launch, est.issued_bytes, est.reason) == (KernelLaunch(*launch), nbytes, "not a row kernel: v1 config")
-    assert math.isnan(est.time_s)

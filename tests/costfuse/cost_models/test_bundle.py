@@ -586,3 +586,78 @@ def test_load_bundle_says_why_a_head_is_not_an_xgboost_model(bundle_dir, tmp_pat
 ])
 def test_a_scheme_makes_a_model_uri_a_plain_path_does_not(text, uri):
     assert is_uri(text) is uri
+
+
+def test_the_columns_this_code_computes_are_the_newest_group_columns_for_any_group_schema():
+    """A group bundle of an older schema still gets this code's rows (its head maps them, ``Head.take``);
+    the edge schema gets v1's columns."""
+    from costfuse.cost_models.bundle import current_columns
+    from costfuse.featurize.features import FEATURE_SCHEMA_VERSION
+    from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_SCHEMAS
+
+    assert current_columns(FEATURE_SCHEMA_VERSION) == FEATURE_COLUMNS
+    for version in GROUP_SCHEMAS:
+        assert current_columns(version) == GROUP_FEATURE_COLUMNS
+
+
+def test_an_older_group_heads_rows_reach_xgboost_at_the_width_it_was_trained_on(tmp_path, monkeypatch):
+    """Past a small batch the head runs in XGBoost, which refuses rows wider than its trees: this code's
+    wider rows are cut to the bundle's own columns first, and rows of the bundle's width pass as they are."""
+    from costfuse.cost_models import bundle as bundle_mod
+    from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_SCHEMAS
+
+    head = load_bundle(group_bundle(tmp_path / "v2", GROUP_SCHEMAS[2], 2), schema=3).heads["regs"]
+    monkeypatch.setattr(head, "forest", None)     # every batch through XGBoost
+    X = np.random.default_rng(3).random((bundle_mod.SMALL_BATCH + 4, len(GROUP_FEATURE_COLUMNS)))
+    own = X[:, :len(GROUP_SCHEMAS[2])]
+    np.testing.assert_allclose(head.predict(X), head.predict(own))
+    assert head.predict(own).shape == (len(X),)
+
+
+@pytest.mark.parametrize("share, expected", [(-0.3, 0.0), (0.5, 0.5), (1.7, 1.0)])
+def test_a_scaled_heads_share_is_clipped_to_between_none_and_all_of_its_column(tmp_path, share, expected):
+    from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS
+
+    d = group_bundle(tmp_path / "v3", GROUP_FEATURE_COLUMNS, 3, scale="regs_available", share=share)
+    head = load_bundle(d, schema=3).heads["regs"]
+    X = np.random.default_rng(4).random((3, len(GROUP_FEATURE_COLUMNS)))
+    X[:, GROUP_FEATURE_COLUMNS.index("regs_available")] = [64, 128, 255]
+    np.testing.assert_allclose(head.predict(X), np.array([64, 128, 255]) * expected, rtol=1e-5, atol=1e-4)
+
+
+def test_registry_names_carry_the_prefix_of_the_heads_seam():
+    """v1's heads keep their names; group heads are ``costfuse-group-*`` and the Inductor handler's
+    ``costfuse-inductor-*`` (the trainer registers them so, the loaders ask for them so)."""
+    from costfuse.cost_models.bundle import HEADS, registered_name
+    from costfuse.featurize.group_features import GROUP_FEATURE_SCHEMA_VERSION
+
+    spec = HEADS["spill_bytes"]
+    assert registered_name(spec) == "costfuse-spill-bytes"
+    assert registered_name(spec, GROUP_FEATURE_SCHEMA_VERSION) == "costfuse-group-spill-bytes"
+    assert registered_name(spec, GROUP_FEATURE_SCHEMA_VERSION, inductor=True) == "costfuse-inductor-spill-bytes"
+    assert registered_name(spec, inductor=True) == "costfuse-spill-bytes"
+
+
+def test_a_bundle_of_the_other_seam_is_sent_to_its_own_option():
+    """``load_model`` (what ``--model`` and ``--group-model`` call) names the other seam's bundle for what it
+    is and the option that takes it."""
+    from costfuse.cost_models.bundle import load_model
+    from costfuse.featurize.features import FEATURE_SCHEMA_VERSION
+
+    groups = SHIPPED_MODEL_DIR / "groups"
+    with pytest.raises(BundleError) as err:
+        load_model(str(groups), ("spill",), FEATURE_SCHEMA_VERSION)
+    assert str(err.value) == (f"{groups}: holds kernel-group heads (feature schema v2), but --model takes v1's edge "
+                              "heads (v1); pass it as --group-model, with --fusion groups")
+    with pytest.raises(BundleError) as err:
+        load_model(str(SHIPPED_MODEL_DIR), ("spill",), 3)
+    assert str(err.value) == (f"{SHIPPED_MODEL_DIR}: holds v1's edge heads (feature schema v1), but --group-model "
+                              "takes kernel-group heads (v2 or v3); pass it as --model, with --fusion elementwise")
+
+
+def test_a_models_uri_with_no_tracking_store_given_or_set_asks_for_one(monkeypatch):
+    from costfuse.cost_models.bundle import load_model
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    with pytest.raises(BundleError, match="pass --tracking-uri"):
+        load_model("models:/costfuse-spill@champion", ("spill",), 1)

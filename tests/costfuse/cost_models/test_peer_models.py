@@ -522,9 +522,9 @@ def test_pointwise_config_grows_xblock_for_the_grid_limit_only_up_to_4096():
     ((4096, 2048, 2, 2048), {"register_intensive": True}, (2, 2048, 8)),
     # 256 // 128 = 2 warps: a lower minimum does not lower them
     ((4096, 256, 1, 256), {"min_warps": 1}, (1, 256, 2)),
-    # r = 1024 above its hint 256: x = min(8, 4) = 4, target = 4 * 1024 = 4096 > 4 * 256, so
-    # target = 512; RBLOCK halves while 4 * r > 512: 1024 -> 128; warps = P(1024 // 128) = 8
-    ((4, 256, 8, 1024), {}, (4, 128, 8)),
+    # r = 1024 above its hint 256 is shrunk to 256 first (_get_nd_reduction_numels): x = min(8, 4) = 4,
+    # target = 4 * 256 = P(M) * P(N), so no // 8 and RBLOCK stays 256; warps still come from r: P(1024 // 128) = 8
+    ((4, 256, 8, 1024), {}, (4, 256, 8)),
     # target = 4 * 4 // 8 = 2 < x: RBLOCK halves to 1 and no further; 4 // 128 = 0 warps -> min 2
     ((4, 1, 4, 4), {}, (4, 1, 2)),
 ])
