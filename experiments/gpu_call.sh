@@ -13,7 +13,10 @@ OUT=${1:?usage: bash experiments/gpu_call.sh OUT [--dry-run]}
 WORK=${CAMPAIGN_WORK:-/tmp/campaign}
 mkdir -p "$OUT" "$WORK"
 pack() { tar czf "$OUT/campaign.tgz.part" -C "$WORK" . 2>/dev/null && mv "$OUT/campaign.tgz.part" "$OUT/campaign.tgz"; }
-(while sleep 30; do pack; done) &
+# The packer naps in a child it can wake: killed mid-nap, it stops its sleep too (an orphaned sleep would
+# hold the caller's output pipe open for up to 30 s after the campaign ended).
+(trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+ while :; do sleep 30 & nap=$!; wait "$nap"; pack; done) &
 PACKER=$!
 bash "$(dirname "$0")/gpu_campaign.sh" "$WORK" "${@:2}"
 rc=$?

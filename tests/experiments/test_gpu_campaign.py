@@ -14,6 +14,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -152,10 +153,13 @@ def test_the_device_call_packs_every_row_into_one_file(tmp_path):
     """The device tool returns at most 8 files, and a campaign writes a shard per batch: gpu_call.sh packs
     the campaign's folder into OUT/campaign.tgz beside OUT/campaign.log, which gpu_collect.py files."""
     v1 = profile.load_kernels(V1, programs=1)
+    start = time.monotonic()
     done = campaign(tmp_path / "out", tmp_path / "build", "--dry-run", script=REPO / "experiments" / "gpu_call.sh",
                     CAMPAIGN_WORK=str(tmp_path / "work"), CAMPAIGN_PROFILE_ARGS="--programs 1 --kinds "
                     + v1[0]["family"])
     assert done.returncode == 0, done.stderr
+    # the packer's 30-s nap ends with it: its sleep, orphaned, held the output pipe open until it woke
+    assert time.monotonic() - start < 25
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["campaign.log", "campaign.tgz"]
     rows = tmp_path / "rows"
     filed = gpu_collect.collect(tmp_path / "out" / "campaign.tgz", rows)
