@@ -48,23 +48,32 @@ def _check(module, specs, handler):
         torch.testing.assert_close(g.float(), w.float(), rtol=tol, atol=tol)
 
 
+RMSNORM_BWD = [((8, 512), torch.bfloat16), ((512,), torch.bfloat16), ((8, 512), torch.bfloat16)]
+# Each case is a fresh interpreted process of 6-20 s: the default suite runs a bf16 backward and the
+# int64-target cross-entropy (both the heads' picks), and a looped and a persistent forced config; the
+# other blocks and configs run with the slow tests (`make test-slow`).
 CASES = [
-    (blocks.Softmax(), [((8, 256), torch.bfloat16)]),
-    (blocks.RMSNormForward(), [((8, 512), torch.bfloat16), ((512,), torch.bfloat16)]),
-    (blocks.RMSNormBackward(), [((8, 512), torch.bfloat16), ((512,), torch.bfloat16), ((8, 512), torch.bfloat16)]),
-    (blocks.LayerNormForward(), [((8, 256), torch.float32), ((256,), torch.float32), ((256,), torch.float32)]),
-    (blocks.CrossEntropyForward(), [((8, 96), torch.float32), ((8,), torch.int64)]),
+    pytest.param(blocks.Softmax(), [((8, 256), torch.bfloat16)], id="Softmax", marks=pytest.mark.slow),
+    pytest.param(blocks.RMSNormForward(), [((8, 512), torch.bfloat16), ((512,), torch.bfloat16)],
+                 id="RMSNormForward", marks=pytest.mark.slow),
+    pytest.param(blocks.RMSNormBackward(), RMSNORM_BWD, id="RMSNormBackward"),
+    pytest.param(blocks.LayerNormForward(), [((8, 256), torch.float32), ((256,), torch.float32),
+                                             ((256,), torch.float32)], id="LayerNormForward", marks=pytest.mark.slow),
+    pytest.param(blocks.CrossEntropyForward(), [((8, 96), torch.float32), ((8,), torch.int64)],
+                 id="CrossEntropyForward"),
 ]
 
 
-@pytest.mark.parametrize("module, specs", CASES, ids=lambda c: type(c).__name__ if hasattr(c, "forward") else "")
+@pytest.mark.parametrize("module, specs", CASES)
 def test_the_heads_picks_compute_what_eager_computes(module, specs):
     _check(module, specs, CostFuseChoices("pin"))
 
 
-@pytest.mark.parametrize("launch", [KernelLaunch("looped", 1, 64, 2), KernelLaunch("looped", 2, 128, 4),
-                                    KernelLaunch("persistent", 4, 512, 4)], ids=lambda x: x.short())
+@pytest.mark.parametrize("launch", [
+    pytest.param(KernelLaunch("looped", 1, 64, 2), id="looped x1 r64 w2", marks=pytest.mark.slow),
+    pytest.param(KernelLaunch("looped", 2, 128, 4), id="looped x2 r128 w4"),
+    pytest.param(KernelLaunch("persistent", 4, 512, 4), id="persistent x4 r512 w4")])
 def test_forced_configs_compute_what_eager_computes(monkeypatch, launch):
     h = CostFuseChoices("pin")
     monkeypatch.setattr(h.decider, "pick", lambda kernel, mode=None: (Pick(launch, 0.0, "forced", lambda launch: 0.0), ""))
-    _check(blocks.RMSNormBackward(), CASES[2][1], h)
+    _check(blocks.RMSNormBackward(), RMSNORM_BWD, h)
