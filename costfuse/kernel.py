@@ -24,6 +24,7 @@ from costfuse.estimates import flop_weight, memory_bytes, words
 from costfuse.graph import body, indexing_maps, num_inputs
 from costfuse.launch import MODES
 from costfuse.online_softmax import online_sums
+from costfuse.welford import welford_sums
 from costfuse.row_kernel import ModeCosts, dram_bytes_at
 from costfuse.rowspace import FULL, REDUCE, ROWWISE, NotGroupable, OpSpace, gathers, op_space, reads_in_row
 
@@ -36,6 +37,11 @@ class NotAKernel(Exception):
 # accumulator by exp(old max - new max) (costfuse/online_softmax.py; data/lowering/kernel.py).
 ONLINE_RESCALE_OPS = ("arith.subf", "math.exp", "arith.mulf")
 ONLINE_RESCALE_FLOPS = sum(flop_weight(o) for o in ONLINE_RESCALE_OPS)   # weighed once, not per shape
+# What a Welford sum of squares costs per element of its mean's looped pass: the count's add, the delta,
+# the mean's update (a divide and an add) and m2's (a subtract, a multiply and an add) (costfuse/welford.py).
+WELFORD_UPDATE_OPS = ("arith.addf", "arith.subf", "arith.divf", "arith.addf", "arith.subf", "arith.mulf",
+                      "arith.addf")
+WELFORD_UPDATE_FLOPS = sum(flop_weight(o) for o in WELFORD_UPDATE_OPS)
 
 
 @dataclass(frozen=True)
@@ -136,6 +142,9 @@ class KernelShape:
     # (sum member, max member, max output) of each softmax-like sum a looped kernel computes in the
     # pass of its max, with the running max (costfuse/online_softmax.py): its pass_of is the max's.
     online: tuple[tuple[int, int, int], ...] = ()
+    # (squares member, sum member) of each variance a looped kernel computes in the pass of the sum whose
+    # mean it subtracts, with Welford's running mean (costfuse/welford.py): its pass_of is the sum's.
+    welford: tuple[tuple[int, int], ...] = ()
 
     # The shape is frozen: what follows from its fields is computed once (every policy and the features ask).
     @cached_property
@@ -164,9 +173,16 @@ class KernelShape:
 
     @property
     def passes_without_online(self) -> int:
-        """Passes a compiler that does not fold a softmax-like sum into its max's pass would make: one more
-        per pass level holding an online sum (XLA's native emitters: docs/peers.md X-g)."""
-        return self.n_passes + len({self.pass_of[s] for s, _, _ in self.online})
+        """Passes a compiler that folds neither a softmax-like sum into its max's pass nor a variance into
+        its mean's would make: one more per pass level holding such a sum (XLA's native emitters:
+        docs/peers.md X-g)."""
+        return self.n_passes + len({self.pass_of[s] for s in self._folded})
+
+    @cached_property
+    def _folded(self) -> set[int]:
+        """Reduce members a looped kernel computes in another reduction's pass from the values that one
+        reduces: online sums and Welford sums of squares (they need no full value of their own)."""
+        return {s for s, _, _ in self.online} | {v for v, _ in self.welford}
 
     def passes_reading(self, inp: KernelInput, mode: str) -> int:
         """How many times ``mode`` reads ``inp`` from HBM."""
@@ -186,10 +202,11 @@ class KernelShape:
         """For each pass of a looped kernel, the full/reduce members it computes:
         its reductions and stored full outputs, and the full values they need,
         recomputed from the inputs.  An online sum needs nothing of its own: it
-        rescales the values its max member reduces in the same pass."""
+        rescales the values its max member reduces in the same pass; nor does a
+        Welford sum of squares, which updates from the values its sum reduces."""
         index = {m.op: i for i, m in enumerate(self.members)}
         stored = {o.member for o in self.outputs}
-        online = {s for s, _, _ in self.online}
+        online = self._folded
         out = []
         for p in range(self.n_passes):
             roots = [i for i, m in enumerate(self.members)
@@ -289,7 +306,9 @@ class KernelShape:
     def flops(self, mode: str) -> float:
         """Weighted body ops executed, recomputation of looped passes included.  A looped online
         sum computes the ``exp(x - m)`` of its full members once more in its max's pass, and rescales
-        its accumulator per element (a sub, an exp and a mul: :data:`ONLINE_RESCALE_OPS`)."""
+        its accumulator per element (a sub, an exp and a mul: :data:`ONLINE_RESCALE_OPS`); a looped
+        Welford sum of squares updates its count, mean and m2 per element instead of its own body
+        (:data:`WELFORD_UPDATE_OPS`)."""
         per_row = {ROWWISE: 1, FULL: self.n, REDUCE: self.n}
         if mode != "looped":
             return float(sum(m.flops * per_row[m.role] for m in self.members) * self.n_rows)
@@ -298,7 +317,9 @@ class KernelShape:
             done = self._needed[self.pass_of[s]]
             for j in self._full_closure(s) - done:
                 times[j] += 1
-        rescale = ONLINE_RESCALE_FLOPS * self.n * len(self.online)
+        for v, _ in self.welford:
+            times[v] = 0
+        rescale = (ONLINE_RESCALE_FLOPS * len(self.online) + WELFORD_UPDATE_FLOPS * len(self.welford)) * self.n
         return float((sum(m.flops * per_row[m.role] * t for m, t in zip(self.members, times)) + rescale)
                      * self.n_rows)
 
@@ -350,7 +371,8 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset(), read_by_copi
     avail: list[int] = []   # pass after which member i's per-row value exists / in which its full value is computable
     pass_of: list[int] = []
     online = online_sums(list(ops), [m.role for m in members])
-    max_of = {s: mx for s, mx, _ in online}
+    welford = welford_sums(list(ops), [m.role for m in members], n)
+    max_of = {s: mx for s, mx, _ in online} | dict(welford)
     for i, m in enumerate(members):
         p = 0
         for v, extracts in gathers(m.op).items():
@@ -376,7 +398,7 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset(), read_by_copi
                 inputs.setdefault(v, []).append(i)
                 per_row.setdefault(v, False)
                 per_row[v] |= _varies_with_rows(indexing_maps(m.op)[k], len(rows))
-        if i in max_of:     # an online sum runs beside its max (its only other inputs are the max's)
+        if i in max_of:     # an online or Welford sum runs beside its max or sum (from the values those reduce)
             p = pass_of[max_of[i]]
         pass_of.append(p)
         avail.append(p + 1 if m.role == REDUCE else p)
@@ -394,7 +416,7 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset(), read_by_copi
                 for v, rs in inputs.items())
     width = words(max(_elem_bits(v) for op in ops for v in list(op.operands) + list(op.results)))
     return KernelShape(rows, n, members, ins, tuple(outputs), tuple(pass_of), _live_full(members, ins, outputs), width,
-                       online)
+                       online, welford)
 
 
 def _varies_with_rows(amap: ir.AffineMap, n_row_dims: int) -> bool:

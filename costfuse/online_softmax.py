@@ -42,15 +42,15 @@ MAX_COMBINERS = ("arith.maximumf", "arith.maxnumf")
 WIDE_FLOATS = ("f32", "f64")
 
 
-def _defining(v: ir.Value) -> ir.Operation | None:
+def defining(v: ir.Value) -> ir.Operation | None:
     return None if isinstance(v.owner, ir.Block) else v.owner.operation
 
 
-def _yields(op: ir.Operation) -> list[ir.Value]:
+def yields(op: ir.Operation) -> list[ir.Value]:
     return list(list(body(op).operations)[-1].operands)
 
 
-class _Sources:
+class Sources:
     """Where a value inside a member's body comes from, followed across the members' boundaries:
     ``("op", op)`` for an op of some member's body, ``("row", j, r)`` for member ``j``'s per-row
     result ``r``, ``("load", tensor, map)`` for an argument of the kernel, ``("other",)`` otherwise."""
@@ -61,7 +61,7 @@ class _Sources:
 
     def of(self, i: int, v: ir.Value) -> tuple:
         op = self.ops[i]
-        owner = _defining(v)
+        owner = defining(v)
         if owner is not None:
             return ("op", owner)
         args = list(body(op).arguments)
@@ -69,24 +69,24 @@ class _Sources:
         if k is None or k >= num_inputs(op):
             return ("other",)
         operand = op.operands[k]
-        j = self.index.get(_defining(operand))
+        j = self.index.get(defining(operand))
         if j is None:
             return ("load", operand, str(indexing_maps(op)[k]))
         r = ir.OpResult(operand).result_number
         if self.roles[j] != FULL:
             return ("row", j, r)
-        return self.of(j, _yields(self.ops[j])[r])
+        return self.of(j, yields(self.ops[j])[r])
 
     def member_of(self, op: ir.Operation) -> int:
         """The member whose body holds ``op``."""
         return next(i for i, m in enumerate(self.ops) if any(o == op for o in body(m).operations))
 
 
-def _combined(op: ir.Operation, r: int) -> tuple[str, ir.Value] | None:
+def combined(op: ir.Operation, r: int) -> tuple[str, ir.Value] | None:
     """``(combiner name, reduced value)`` of output ``r`` of reduction ``op`` when it yields
     ``combiner(value, acc_r)``; ``None`` otherwise."""
-    y = _yields(op)[r]
-    comb = _defining(y)
+    y = yields(op)[r]
+    comb = defining(y)
     if comb is None or len(comb.operands) != 2:
         return None
     acc = list(body(op).arguments)[num_inputs(op) + r]
@@ -96,7 +96,7 @@ def _combined(op: ir.Operation, r: int) -> tuple[str, ir.Value] | None:
     return comb.name, (b if a == acc else a)
 
 
-def _wide(v: ir.Value) -> bool:
+def is_wide(v: ir.Value) -> bool:
     """``v`` (a scalar, or a tensor by its elements) is f32 or f64."""
     t = v.type
     return str(t.element_type if isinstance(t, ir.RankedTensorType) else t) in WIDE_FLOATS
@@ -106,26 +106,26 @@ def online_sums(ops: list[ir.Operation], roles: list[str]) -> tuple[tuple[int, i
     """``((sum member, max member, max output), ...)``: the sums of ``ops`` (a kernel's members in
     program order, with their roles) that a looped kernel computes in the pass of their max
     (see the module docstring)."""
-    src = _Sources(ops, roles)
+    src = Sources(ops, roles)
     found = []
     for s, op in enumerate(ops):
         if roles[s] != REDUCE or len(op.results) != 1:
             continue
-        summed = _combined(op, 0)
-        if summed is None or summed[0] != "arith.addf" or not _wide(op.results[0]):
+        summed = combined(op, 0)
+        if summed is None or summed[0] != "arith.addf" or not is_wide(op.results[0]):
             continue
         exp = src.of(s, summed[1])
-        if exp[0] != "op" or exp[1].name != "math.exp" or not _wide(exp[1].results[0]):
+        if exp[0] != "op" or exp[1].name != "math.exp" or not is_wide(exp[1].results[0]):
             continue
         e = src.member_of(exp[1])
         sub = src.of(e, exp[1].operands[0])
-        if sub[0] != "op" or sub[1].name != "arith.subf" or not _wide(sub[1].results[0]):
+        if sub[0] != "op" or sub[1].name != "arith.subf" or not is_wide(sub[1].results[0]):
             continue
         d = src.member_of(sub[1])
         m = src.of(d, sub[1].operands[1])
         if m[0] != "row" or roles[m[1]] != REDUCE or m[1] == s:
             continue
-        maxed = _combined(ops[m[1]], m[2])
+        maxed = combined(ops[m[1]], m[2])
         if maxed is None or maxed[0] not in MAX_COMBINERS:
             continue
         if src.of(m[1], maxed[1]) == src.of(d, sub[1].operands[0]) != ("other",):

@@ -118,7 +118,7 @@ class Xla(XlaTriton):
 
     def unfit(self, shape) -> str | None:
         """X-g: a native kernel makes one pass over the row."""
-        passes = shape.passes_without_online   # XLA computes no online softmax
+        passes = shape.passes_without_online   # XLA computes no online softmax, nor a Welford variance
         if passes > 1:
             return (f"xla: the native emitters make one pass over the row; this kernel needs {passes} "
                     f"(a full-row value computed from a reduction)")

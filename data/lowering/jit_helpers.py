@@ -80,4 +80,12 @@ def _maxnum_combine(a, b):
 def _minnum_combine(a, b):
     return tl.minimum(a, b)
 ''',
+    "_welford_combine": '''@triton.jit
+def _welford_combine(mean_a, m2_a, n_a, mean_b, m2_b, n_b):
+    # Chan et al.: two lanes' (mean, sum of squared deviations, count) as one; an empty lane adds nothing.
+    n = n_a + n_b
+    share_b = tl.where(n == 0.0, 0.0, n_b / tl.where(n == 0.0, 1.0, n))
+    delta = mean_b - mean_a
+    return mean_a + delta * share_b, m2_a + m2_b + delta * delta * n_a * share_b, n
+''',
 }

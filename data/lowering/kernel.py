@@ -305,6 +305,28 @@ class _KernelCodegen:
                   f"{COMBINERS['arith.addf'].reduce(rescaled)}[:, None])"]
         return slots, ReductionCode([f"{acc} = tl.full([XBLOCK, RBLOCK], 0.0, {tl_type(t)})"], step, finish)
 
+    def _welford_sum(self, i: int, m: int, phase: _Phase):
+        """Welford sum of squares member ``i`` (:mod:`costfuse.welford`): ``sum((x - mean)^2)`` where
+        ``mean`` is the row's mean of the ``x`` that sum member ``m`` reduces in this same pass.  Per
+        lane, a count, a running mean and ``m2`` (the sum of squared deviations from it) are updated
+        as each element arrives; after the loop the lanes are combined (``_welford_combine``, Chan's
+        rule) and the row's ``m2`` is the sum.  Masked elements leave a lane as it was."""
+        op = self.shape.members[i].op
+        slots, _ = match_reductions(body_of(op), num_inputs(op), 1, [self.k])
+        self._inits(i, slots, phase)
+        self.helpers.add("_welford_combine")
+        t, x = tl_type(acc_type(self._out_types(i)[0])), self.reduced[m][0].expr
+        mean, m2, count, seen, delta = (f"w{name}_{i}" for name in ("mean", "m2", "n", "seen", "delta"))
+        init = [f"{v} = tl.full([XBLOCK, RBLOCK], 0.0, {t})" for v in (mean, m2, count)]
+        step = [f"{seen} = xmask & rmask",
+                f"{count} = {count} + tl.where({seen}, 1.0, 0.0)",
+                f"{delta} = {x} - {mean}",
+                f"{mean} = tl.where({seen}, {mean} + {delta} / tl.maximum({count}, 1.0), {mean})",
+                f"{m2} = tl.where({seen}, {m2} + {delta} * ({x} - {mean}), {m2})"]
+        finish = [f"_, red{i}_0, _ = tl.reduce(({mean}, {m2}, {count}), 1, _welford_combine)",
+                  f"red{i}_0 = red{i}_0[:, None]"]
+        return slots, ReductionCode(init, step, finish)
+
     def _out_types(self, i: int) -> list[str]:
         return [_elem(r) for r in self.shape.members[i].op.results]
 
@@ -370,6 +392,7 @@ class _KernelCodegen:
         out: list[str] = []
         needed = shape._needed
         online = {s: (mx, r) for s, mx, r in shape.online}
+        welford = dict(shape.welford)
         for p in range(shape.n_passes + 1):
             before = len(rowwise.lines)
             for i, m in enumerate(shape.members):
@@ -395,6 +418,8 @@ class _KernelCodegen:
                     slots, code = self._online_sum(i, *online[i], phase)
                     step.insert(step_of[online[i][0]], code.step.pop(0))    # the max before this pass's update
                     late[i], code.finish = code.finish, []
+                elif i in welford:
+                    slots, code = self._welford_sum(i, welford[i], phase)
                 else:
                     slots, code = self._reduction(i, phase, persistent=False)
                 reductions.append((i, slots))

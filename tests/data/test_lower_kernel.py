@@ -193,6 +193,39 @@ def test_online_sums_match_iree_on_hard_rows(name, launch, kdir):
     assert "mprev" in kernel.source and kernel.source.count("for roffset in range(") == shape_of(text).n_passes
 
 
+def _hard_norm_rows(x: np.ndarray) -> np.ndarray:
+    """``x`` (8 rows of 100) with the rows a running mean must get right: a constant row (variance 0), a
+    mean far from zero (where a sum of squares minus the squared sum would cancel), a
+    growing row, values of alternating sign near 1e18, one +inf (NaN statistics) and one NaN."""
+    x = x.copy()
+    x[1] = 3.25
+    x[2] = 100.0 + x[2]
+    x[3] = np.linspace(-50.0, 50.0, x.shape[1])
+    x[4] = np.where(np.arange(x.shape[1]) % 2 == 0, 1e18, -1e18)
+    x[5, 17] = np.inf
+    x[6, 80] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("launch", [KernelLaunch("looped", 1, 32, 2), KernelLaunch("looped", 4, 16, 1)],
+                         ids=lambda c: c.short())
+def test_welford_sums_match_iree_on_hard_rows(launch, kdir):
+    """A looped f32 layer norm with its variance a Welford sum in the mean's pass (two passes,
+    costfuse/welford.py) agrees with IREE's three-pass reference on constant, offset, growing and huge
+    rows, and has NaN where it does."""
+    from costfuse.data.lowering.reference_functions import kernel_as_function
+    from costfuse.data.verify_kernel import FUNCTION
+    from costfuse.reference import random_inputs
+
+    text = kc.layernorm_fwd(8, 100, "f32")
+    func = kernel_function(text)
+    assert shape_of(text).welford
+    args = list(random_inputs(kernel_as_function(func, FUNCTION), FUNCTION, 0))
+    args[0] = _hard_norm_rows(args[0])
+    kernel = verify_kernel(func, launch, kernel_dir=kdir, args=args)
+    assert "_welford_combine" in kernel.source and kernel.source.count("for roffset in range(") == 2
+
+
 def test_fill_inits_are_constants_and_argument_inits_loads():
     softmax = lower_kernel(kernel_function(KERNELS["softmax"]), KernelLaunch("looped", 1, 32, 2)).source
     assert 'init0_0 = tl.full([XBLOCK, 1], float("-inf"), tl.float32)' in softmax

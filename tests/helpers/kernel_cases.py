@@ -95,7 +95,8 @@ def softmax(rows=(6,), n=100, t="f32") -> str:
 
 def layernorm_fwd(m=6, n=100, t="f32") -> str:
     """LayerNorm forward storing y, mean and rstd (rowwise members), broadcast
-    weight and bias ``(d0, d1) -> (d1)``, f32 statistics: 3 looped passes."""
+    weight and bias ``(d0, d1) -> (d1)``, f32 statistics: 2 looped passes in f32 (the variance is a Welford
+    sum in its mean's pass, costfuse/welford.py), 3 in a narrower type (its own extf, not the sum's, feeds it)."""
     x, w, b = ("%x", (m, n), t, "d0, d1"), ("%w", (n,), t, "d1"), ("%b", (n,), t, "d1")
     row = lambda v: (v, (m,), "f32", "d0")  # noqa: E731
     ext = (lambda v, o: [f"{o} = arith.extf {v} : {t} to f32"]) if t != "f32" else (lambda v, o: [])
