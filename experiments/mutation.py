@@ -121,6 +121,8 @@ STAGES = (
     Stage("rowspace", ("costfuse/rowspace.py",), GROUP_TESTS),
     Stage("kernel", ("costfuse/kernel.py",), GROUP_TESTS),
     Stage("online_softmax", ("costfuse/online_softmax.py",), ("tests/costfuse/test_online_softmax.py",) + GROUP_TESTS),
+    # The recognizer alone: test_welford.py holds every rule of it (the lowering's numerics are not its tests).
+    Stage("welford", ("costfuse/welford.py",), ("tests/costfuse/test_welford.py",)),
     Stage("groups", ("costfuse/groups.py",), GROUP_TESTS + ("tests/costfuse/cost_models/test_peer_xla_native.py",)),
     Stage("unit_reshapes", ("costfuse/unit_reshapes.py",), GROUP_TESTS),
     Stage("store", ("data/store.py", "costfuse/atomic.py"), ("tests/data/test_store.py", "tests/costfuse/test_atomic.py")),
