@@ -271,11 +271,13 @@ class GroupPolicy(ABC):
         """A generic that is not a row kernel keeps v1's config (it never merges)."""
         from iree.compiler import ir
 
-        from costfuse.graph import num_inputs
+        from costfuse.graph import body, num_inputs
         from costfuse.kernel import tensor_bytes
 
         ins = list(op.operands)[: num_inputs(op)]
-        nbytes = sum(tensor_bytes(v) for v in ins + list(op.results))   # index counts 64 bits, as kernels do
+        # an input the body never reads is not loaded (data/lowering/generic.py loads an operand where it is used)
+        read = [v for v, arg in zip(ins, body(op).arguments) if any(True for _ in arg.uses)]
+        nbytes = sum(tensor_bytes(v) for v in read + list(op.results))   # index counts 64 bits, as kernels do
         kinds = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
         rows = _tensor_elems(op.results[0]) if op.results else 1
         red = 1

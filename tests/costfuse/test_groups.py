@@ -222,8 +222,8 @@ def _lone(case):
           iters=("reduction", "parallel"), out="tensor<4xf32>"), ("looped", 1, 2048, 8), 8192 * 4 * 4 + 4 * 4 + 4 * 4),
     # a reduction with no input reduces nothing: 12 results, pointwise (heuristic_config(12, 1))
     (NO_INPUTS, ("pointwise", 16, 1, 1), 4 * 3 * 4 + 4 * 3 * 4),
-    # no output at all: one row of one element; the input's bytes
-    (NO_RESULTS, ("pointwise", 1, 1, 1), 4 * 4),
+    # no output at all: one row of one element; a body that reads nothing loads nothing
+    (NO_RESULTS, ("pointwise", 1, 1, 1), 0),
     # elementwise but reading a scalar argument from outside: v1's pointwise config, f16 bytes
     (dict(body=["%r = arith.addf %a, %s : f16", "linalg.yield %r : f16"], args=", %h: tensor<4x8xf16>, %s: f16",
           ins="%h : tensor<4x8xf16>", out="tensor<4x8xf16>", bargs="%a: f16, %o: f16"), ("pointwise", 32, 1, 1),
@@ -234,8 +234,8 @@ def test_a_lone_generic_gets_v1s_config_from_its_results_and_first_input(case, l
     """``lone_estimate``: rows = the first result's elements (1 without a result); with a reduction
     loop, reduced elements = the first input's elements // rows (1 without an input); then v1's
     ``heuristic_config(rows, reduced)``, pointwise when nothing is reduced, persistent when RBLOCK
-    holds the reduced elements, looped otherwise.  Bytes: every input and result once, and with a
-    reduction loop each output's initial value, issued and from DRAM; no time."""
+    holds the reduced elements, looped otherwise.  Bytes: every input the body reads and every result
+    once, and with a reduction loop each output's initial value, issued and from DRAM; no time."""
     module, op = _lone(case)
     with module.context:
         est = Always().lone_estimate(op)
@@ -249,7 +249,11 @@ def test_a_lone_generic_gets_v1s_config_from_its_results_and_first_input(case, l
     dict(body=_SUM, args=", %v: tensor<8192x4xf32>", ins="%v : tensor<8192x4xf32>", maps=(_ID2, _OUTER),
          iters=("reduction", "parallel"), out="tensor<4xf32>"),
     dict(body=["%r = math.exp %a : f32", "linalg.yield %r : f32"], maps=(_ID2, _ID2), out="tensor<4x8xf32>"),
-], ids=["outer-reduction", "looped", "pointwise"])
+    # a second input the body never reads: the kernel does not load it
+    dict(body=_SUM, args=", %u: tensor<4x8xf32>", ins="%x, %u : tensor<4x8xf32>, tensor<4x8xf32>",
+         maps=(_ID2, _ID2, _OUTER), iters=("reduction", "parallel"), out="tensor<8xf32>",
+         bargs="%a: f32, %b: f32, %o: f32"),
+], ids=["outer-reduction", "looped", "pointwise", "unread-input"])
 def test_a_lone_generics_bytes_are_what_its_lowered_kernel_moves(case):
     """The pass's bytes for a kernel lowered as its one generic are its lowering's (a reduction loads its
     outputs' initial values): compare_groups sums the lowering's bytes in a workload's row and the policy's
