@@ -55,6 +55,15 @@ def same_feature_spread(X: pd.DataFrame, y: np.ndarray) -> tuple[int, float]:
     return int(shared.sum()), float(np.abs(y - med)[shared].mean()) if shared.any() else float("nan")
 
 
+def model_origin(bundle) -> str:
+    """``; trained by `COMMAND` on DATE`` from the bundle's metadata (what made a bundle outside the
+    repository), or nothing when it records no command."""
+    meta = bundle.metadata
+    if not meta.get("command"):
+        return ""
+    return f"; trained by `{meta['command']}` on {meta.get('created_at', 'an unrecorded date')[:10]}"
+
+
 def main(argv: list[str] | None = None) -> int:
     from costfuse.cost_models.bundle import load_bundle
     from costfuse.featurize.group_features import GROUP_FEATURE_SCHEMA_VERSION
@@ -69,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     data = [Path(d) for d in (args.data or [REPO / "data/sm90_v2", REPO / "data/sm90_v1"])]
     table = load_group_table(data)
-    head = load_bundle(args.model, ("regs",), schema=GROUP_FEATURE_SCHEMA_VERSION).heads["regs"]
+    bundle = load_bundle(args.model, ("regs",), schema=GROUP_FEATURE_SCHEMA_VERSION)
+    head = bundle.heads["regs"]
     test = grouped_split(table.groups, 0.25, args.seed).test & (table.rows["dataset_version"] == 2).to_numpy()
     X = table.X[test]
     y = np.asarray(table.regs, float)[test]
@@ -89,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Conditions: {conditions()}",
         "",
         f"Model: `{Path(args.model).relative_to(REPO) if Path(args.model).is_relative_to(REPO) else args.model}` "
-        f"(its `regs` head). Rows: the v2 rows of the test programs of the grouped split (seed {args.seed}, "
+        f"(its `regs` head{model_origin(bundle)}). Rows: the v2 rows of the test programs of the grouped split (seed {args.seed}, "
         f"test size 0.25) of {' + '.join(d.name for d in data)}: {len(y)} kernels. "
         f"**Register MAE {err.mean():.1f}** (issue #29's goal: <= 8).",
         "",

@@ -69,6 +69,19 @@ def test_regs_error_same_feature_spread_reads_only_repeated_vectors():
     assert (n, spread) == (3, 10.0 / 3)
 
 
+def test_regs_error_names_the_command_that_trained_a_bundle_it_was_given():
+    """A bundle outside the repository (a retrained head, not shipped) is described by what it records,
+    so the report's Model line is the script's, not a hand's."""
+    from types import SimpleNamespace
+
+    from experiments.regs_error import model_origin
+
+    made = SimpleNamespace(metadata={"command": "costfuse-train --data d --export X",
+                                     "created_at": "2026-12-06T07:20:00+00:00"})
+    assert model_origin(made) == "; trained by `costfuse-train --data d --export X` on 2026-12-06"
+    assert model_origin(SimpleNamespace(metadata={})) == ""
+
+
 def test_holdout_misses_picks_the_worst_held_out_kind_among_those_asked():
     from experiments.holdout_misses import worst_kind
 
