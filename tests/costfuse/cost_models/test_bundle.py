@@ -444,6 +444,7 @@ def test_read_json_says_what_is_wrong_with_the_file(tmp_path):
     with pytest.raises(BundleError) as err:
         read_json(tmp_path)
     one_line(err, f"{tmp_path}: ", "Is a directory")
+    assert str(err.value) == f"{tmp_path}: cannot read it (Is a directory)"   # the reason, not the errno text
     with pytest.raises(BundleError) as err:
         read_json(tmp_path / "none.json")
     one_line(err, f"{tmp_path / 'none.json'}: ", "no such file")
@@ -578,6 +579,7 @@ def test_load_bundle_says_why_a_head_is_not_an_xgboost_model(bundle_dir, tmp_pat
     with pytest.raises(BundleError) as err:
         load_bundle(broken)
     one_line(err, f"{broken / 'spill.json'}: ", "not an XGBoost JSON model", "'learner'")
+    assert "(KeyError: 'learner')" in str(err.value)   # what was missing, and how the model failed
 
 
 @pytest.mark.parametrize("text, uri", [
