@@ -39,6 +39,7 @@ computed before it).
 
 from __future__ import annotations
 
+import numpy as np
 from iree.compiler import ir
 
 from costfuse.graph import body, num_inputs
@@ -61,13 +62,13 @@ def _zero_init(op: ir.Operation) -> bool:
 
 
 def _divides_by(op: ir.Operation, n: int) -> bool:
-    """``op`` is ``x / n`` or ``x * (1 / n)`` for a constant (``1 / n`` rounded to its type)."""
+    """``op`` is ``x / n`` or ``x * (1 / n)`` for a constant, ``1 / n`` rounded to the op's type (f32 or
+    f64, as :func:`welford_sums` requires)."""
     c = _constant(op.operands[1])
-    if c is None:
-        return False
     if op.name == "arith.divf":
         return c == float(n)
-    return op.name == "arith.mulf" and abs(c * n - 1.0) <= 1e-6
+    inverse = float(np.float32(1.0 / n)) if str(op.results[0].type) == "f32" else 1.0 / n
+    return op.name == "arith.mulf" and c == inverse
 
 
 def _mean_of(src: Sources, roles: list[str], j: int, r: int, n: int) -> int | None:

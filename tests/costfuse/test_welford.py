@@ -33,7 +33,12 @@ def _ops_and_roles(text: str):
     (("%inv_n = arith.constant 0.015625", "%inv_n = arith.constant 0.0155"), ()),   # s * c is no mean
     (("%z_c = arith.constant 0.0", "%z_c = arith.constant 1.0"), ()),   # a sum from 1: s / n is no mean
     (("%d = arith.subf %a0, %a1 : f32\n      %q", "%d = arith.subf %a0, %a0 : f32\n      %q"), ()),   # x - x
-], ids=["layernorm", "d_times_x", "not_one_over_n", "sum_not_from_zero", "no_mean_subtracted"])
+    (("%inv_n = arith.constant 0.015625", "%inv_n = arith.constant 0.015625001"), ()),   # 1/n, but not in f32
+    (("%r = arith.addf %a0, %o0 : f32\n      linalg.yield %r : f32\n  } -> (tensor<4xf32>)\n  %mean",
+      "%s2 = arith.mulf %a0, %a0 : f32\n      %r = arith.addf %s2, %o0 : f32\n      linalg.yield %r : f32\n"
+      "  } -> (tensor<4xf32>)\n  %mean"), ()),                       # the mean of x*x, not of the x squared
+], ids=["layernorm", "d_times_x", "not_one_over_n", "sum_not_from_zero", "no_mean_subtracted", "near_one_over_n",
+        "mean_of_another_value"])
 def test_which_sums_of_squares_are_folded(edit, found):
     text = LAYERNORM.replace(*edit) if edit else LAYERNORM
     assert not edit or text != LAYERNORM
