@@ -23,12 +23,18 @@ torch-mlir's Linalg backend, as shipped in IREE, leaves unlegalized:
 ``ExportedProgram.run_decompositions()``: the backend pipeline decomposes what
 it needs itself, and core-ATen decomposition is what turns ``squeeze.dim``
 into ``squeeze.dims`` in every ``nn.TransformerEncoderLayer`` variant (torch
-2.13), not just norm_first/gelu as first noted in docs/design.md §5.
+2.13), not just norm_first/gelu as first noted in docs/design.md §5.  One
+more rewrite is numerical, not a legalization: a f16/bf16 ``aten.layer_norm``
+runs in f32 (:func:`_layer_norm_in_float`), as in torch, where the backend
+would keep its statistics in the input's dtype.
 
 Training graphs (``--make-fx``): a forward that calls ``torch.autograd.grad``
 or ``torch.func.vjp`` cannot go through ``torch.export``, so
 :func:`trace_with_make_fx` traces it with ``make_fx`` first and the resulting
-``GraphModule`` is exported as above (docs/design.md §5).  Without ``--make-fx``,
+``GraphModule`` is exported as above (docs/design.md §5), after the rewrites
+Inductor makes to the same graph: the one-hot scatter as a ``where``
+(:func:`scatter_into_fill_as_where`) and uniform fills as ``full`` with dead
+code dropped (:func:`uniform_fills_as_full`).  Without ``--make-fx``,
 such a forward is refused in one line that says to use it (:func:`_autograd_calls`
 sees the call; torch's own message blames torch).  Integer inputs, such as
 cross-entropy labels, are ``--shape 2048:i64``.
@@ -112,6 +118,48 @@ def _unbind_as_selects(graph, node) -> bool:
     return True
 
 
+def _layer_norm_in_float(graph, node) -> bool:
+    """A f16/bf16 ``layer_norm(x, shape, w, b, eps)`` as ``layer_norm(x in f32, shape) * w + b``, cast back.
+
+    torch-mlir's lowering of ``native_layer_norm`` computes the mean and the
+    variance in the input's dtype, so a bf16 LayerNorm would sum its rows in
+    bf16.  torch does not: its decomposition (``native_layer_norm`` in
+    torch/_refs/__init__.py, through ``_normalize``) normalizes in the
+    computation dtype, f32, then applies the weight and the bias there (the
+    f32 x bf16 product promotes) and casts back; its CUDA kernel and Inductor
+    do the same.  This is that decomposition, with the f32 normalization left
+    to the backend as for f32 inputs.  (``run_decompositions`` with torch's
+    rule would do too, but it leaves ``prims.var``, which torch-mlir
+    accumulates in f64.)
+    """
+    import torch
+
+    aten = torch.ops.aten
+    val = node.meta.get("val")
+    if val is None or val.dtype not in (torch.float16, torch.bfloat16):
+        return False
+    x, shape, weight, bias = (list(node.args) + [None] * 4)[:4]
+    eps = node.args[4] if len(node.args) > 4 else node.kwargs.get("eps", 1e-5)
+
+    def call(target, *args, **kwargs):
+        new = graph.call_function(target, args, kwargs)
+        fake = [a.meta["val"] if isinstance(a, torch.fx.Node) else a for a in args]
+        # the importer types each value by ``tensor_meta`` first, then by its fake tensor: give it the new one
+        new.meta = {**{k: v for k, v in node.meta.items() if k != "tensor_meta"}, "val": target(*fake, **kwargs)}
+        return new
+
+    with graph.inserting_before(node):
+        out = call(aten.layer_norm.default, call(aten._to_copy.default, x, dtype=torch.float32), shape, None, None, eps)
+        if weight is not None:
+            out = call(aten.mul.Tensor, out, weight)
+        if bias is not None:
+            out = call(aten.add.Tensor, out, bias)
+        out = call(aten._to_copy.default, out, dtype=val.dtype)
+    node.replace_all_uses_with(out)
+    graph.erase_node(node)
+    return True
+
+
 def _graph_rewrites() -> dict[object, Callable]:
     """ATen overload -> rewrite(graph, node) returning whether it rewrote.  Add pitfalls here."""
     import torch
@@ -119,6 +167,7 @@ def _graph_rewrites() -> dict[object, Callable]:
     return {
         torch.ops.aten.squeeze.dims: _squeeze_dims_as_view,
         torch.ops.aten.unbind.int: _unbind_as_selects,
+        torch.ops.aten.layer_norm.default: _layer_norm_in_float,
     }
 
 
@@ -200,7 +249,47 @@ def trace_with_make_fx(module, example_inputs: tuple):
             f"make_fx failed for {type(module).__name__}: {type(err).__name__}: {_first_line(err)}"
         ) from err
     scatter_into_fill_as_where(traced)
+    uniform_fills_as_full(traced)
     return traced
+
+
+def uniform_fills_as_full(gm) -> int:
+    """Rewrite, in place, ``full_like(x, value)`` of a static shape as ``full(shape, value)``, then drop dead code.
+
+    The fill depends on ``x``'s shape and dtype only, but as an FX use it keeps
+    ``x`` and everything that computes it alive.  Autograd's backward of a mean
+    loss starts from ``full_like(loss, 1)``, so without this rewrite the
+    backward graph still computes the forward loss: for cross-entropy, a gather
+    of the whole log-softmax at the labels, which forces that (rows, vocab)
+    tensor into memory.  Inductor does the same before it fuses anything
+    (``constant_fold_uniform_value`` in torch/_inductor/fx_passes/joint_graph.py,
+    torch 2.13, run by ``joint_graph_passes``: a uniform tensor becomes an
+    ``aten.full``, and dead nodes go), so its cross-entropy backward has no
+    gather kernel (docs/peers.md).  Returns how many fills it rewrote.
+    """
+    import torch
+
+    aten = torch.ops.aten
+    graph, count = gm.graph, 0
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not aten.full_like.default:
+            continue
+        like, value = node.args[0], node.args[1]
+        shape, val = _static_shape(like), like.meta.get("val")
+        if shape is None or val is None or not isinstance(value, (int, float, bool)):
+            continue
+        kwargs = {"dtype": node.kwargs.get("dtype") or val.dtype, "device": node.kwargs.get("device") or val.device}
+        with graph.inserting_before(node):
+            full = graph.call_function(aten.full.default, (shape, value), kwargs)
+        full.meta = dict(node.meta)
+        node.replace_all_uses_with(full)
+        graph.erase_node(node)
+        count += 1
+    if count:
+        graph.eliminate_dead_code()
+        graph.lint()
+        gm.recompile()
+    return count
 
 
 def scatter_into_fill_as_where(gm) -> int:
@@ -212,7 +301,11 @@ def scatter_into_fill_as_where(gm) -> int:
     ``scatter_upon_const_tensor`` (torch/_inductor/fx_passes/joint_graph.py,
     torch 2.13), with the same conditions: the scattered value is a scalar, the
     base a ``full``/``full_like``, and ``index`` has size 1 along ``dim`` and
-    the base's size elsewhere.  Returns how many it rewrote.
+    the base's size elsewhere, and the same result: the fill's value is a
+    scalar of the ``where``, so the lowered kernel reads no (rows, vocab)
+    tensor of zeros (left to the backend, the ``full`` becomes such a
+    ``dense<0.0>`` constant, read like any input).  Returns how many it
+    rewrote.
     """
     import torch
 
@@ -236,7 +329,12 @@ def scatter_into_fill_as_where(gm) -> int:
                 aten.arange.default, (base_val.shape[dim],), {"dtype": index_val.dtype, "device": index_val.device}
             )
             mask = graph.call_function(aten.eq.Tensor, (index, graph.call_function(aten.view.default, (iota, view_shape))))
-            where = graph.call_function(aten.where.ScalarSelf, (mask, value, base))
+            background = base.args[1]
+            if isinstance(background, (int, float, bool)):  # Inductor's where(mask, val, background_val).to(dtype)
+                where = graph.call_function(aten.where.Scalar, (mask, value, background))
+                where = graph.call_function(aten._to_copy.default, (where,), {"dtype": base_val.dtype})
+            else:
+                where = graph.call_function(aten.where.ScalarSelf, (mask, value, base))
         node.replace_all_uses_with(where)
         graph.erase_node(node)
         count += 1

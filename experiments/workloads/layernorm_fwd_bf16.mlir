@@ -6,78 +6,91 @@
 #map3 = affine_map<(d0, d1) -> (d1)>
 module {
   func.func @main(%arg0: tensor<4096x8192xbf16>, %arg1: tensor<8192xbf16>, %arg2: tensor<8192xbf16>) -> tensor<4096x8192xbf16> {
-    %cst = arith.constant 0.000000e+00 : bf16
+    %cst = arith.constant 0.000000e+00 : f32
     %cst_0 = arith.constant 1.000000e-05 : f64
-    %cst_1 = arith.constant 8.192000e+03 : bf16
-    %0 = tensor.empty() : tensor<4096x1xbf16>
-    %1 = linalg.fill ins(%cst : bf16) outs(%0 : tensor<4096x1xbf16>) -> tensor<4096x1xbf16>
-    %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<4096x8192xbf16>) outs(%1 : tensor<4096x1xbf16>) {
-    ^bb0(%in: bf16, %out: bf16):
-      %16 = arith.addf %in, %out : bf16
-      linalg.yield %16 : bf16
-    } -> tensor<4096x1xbf16>
-    %3 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<4096x1xbf16>) outs(%0 : tensor<4096x1xbf16>) {
-    ^bb0(%in: bf16, %out: bf16):
-      %16 = arith.divf %in, %cst_1 : bf16
-      linalg.yield %16 : bf16
-    } -> tensor<4096x1xbf16>
-    %4 = tensor.empty() : tensor<4096x8192xbf16>
-    %collapsed = tensor.collapse_shape %3 [[0, 1]] : tensor<4096x1xbf16> into tensor<4096xbf16>
-    %5 = linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel"]} ins(%collapsed : tensor<4096xbf16>) outs(%4 : tensor<4096x8192xbf16>) {
-    ^bb0(%in: bf16, %out: bf16):
-      linalg.yield %in : bf16
+    %cst_1 = arith.constant 8.192000e+03 : f32
+    %0 = tensor.empty() : tensor<4096x8192xf32>
+    %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<4096x8192xbf16>) outs(%0 : tensor<4096x8192xf32>) {
+    ^bb0(%in: bf16, %out: f32):
+      %19 = arith.extf %in : bf16 to f32
+      linalg.yield %19 : f32
+    } -> tensor<4096x8192xf32>
+    %2 = tensor.empty() : tensor<4096x1xf32>
+    %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<4096x1xf32>) -> tensor<4096x1xf32>
+    %4 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%1 : tensor<4096x8192xf32>) outs(%3 : tensor<4096x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %19 = arith.addf %in, %out : f32
+      linalg.yield %19 : f32
+    } -> tensor<4096x1xf32>
+    %5 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%4 : tensor<4096x1xf32>) outs(%2 : tensor<4096x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %19 = arith.divf %in, %cst_1 : f32
+      linalg.yield %19 : f32
+    } -> tensor<4096x1xf32>
+    %collapsed = tensor.collapse_shape %5 [[0, 1]] : tensor<4096x1xf32> into tensor<4096xf32>
+    %6 = linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel"]} ins(%collapsed : tensor<4096xf32>) outs(%0 : tensor<4096x8192xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<4096x8192xf32>
+    %7 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%1, %6 : tensor<4096x8192xf32>, tensor<4096x8192xf32>) outs(%0 : tensor<4096x8192xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %19 = arith.subf %in, %in_3 : f32
+      linalg.yield %19 : f32
+    } -> tensor<4096x8192xf32>
+    %8 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%7, %7 : tensor<4096x8192xf32>, tensor<4096x8192xf32>) outs(%0 : tensor<4096x8192xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %19 = arith.mulf %in, %in_3 : f32
+      linalg.yield %19 : f32
+    } -> tensor<4096x8192xf32>
+    %9 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%8 : tensor<4096x8192xf32>) outs(%3 : tensor<4096x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %19 = arith.addf %in, %out : f32
+      linalg.yield %19 : f32
+    } -> tensor<4096x1xf32>
+    %10 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%9 : tensor<4096x1xf32>) outs(%2 : tensor<4096x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %19 = arith.divf %in, %cst_1 : f32
+      linalg.yield %19 : f32
+    } -> tensor<4096x1xf32>
+    %11 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%10 : tensor<4096x1xf32>) outs(%2 : tensor<4096x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %19 = arith.truncf %cst_0 : f64 to f32
+      %20 = arith.addf %in, %19 : f32
+      linalg.yield %20 : f32
+    } -> tensor<4096x1xf32>
+    %12 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%11 : tensor<4096x1xf32>) outs(%2 : tensor<4096x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %19 = math.rsqrt %in : f32
+      linalg.yield %19 : f32
+    } -> tensor<4096x1xf32>
+    %collapsed_2 = tensor.collapse_shape %12 [[0, 1]] : tensor<4096x1xf32> into tensor<4096xf32>
+    %13 = linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel"]} ins(%collapsed_2 : tensor<4096xf32>) outs(%0 : tensor<4096x8192xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<4096x8192xf32>
+    %14 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%7, %13 : tensor<4096x8192xf32>, tensor<4096x8192xf32>) outs(%0 : tensor<4096x8192xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %19 = arith.mulf %in, %in_3 : f32
+      linalg.yield %19 : f32
+    } -> tensor<4096x8192xf32>
+    %15 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel"]} ins(%14, %arg1 : tensor<4096x8192xf32>, tensor<8192xbf16>) outs(%0 : tensor<4096x8192xf32>) {
+    ^bb0(%in: f32, %in_3: bf16, %out: f32):
+      %19 = arith.extf %in_3 : bf16 to f32
+      %20 = arith.mulf %in, %19 : f32
+      linalg.yield %20 : f32
+    } -> tensor<4096x8192xf32>
+    %16 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel"]} ins(%15, %arg2 : tensor<4096x8192xf32>, tensor<8192xbf16>) outs(%0 : tensor<4096x8192xf32>) {
+    ^bb0(%in: f32, %in_3: bf16, %out: f32):
+      %19 = arith.extf %in_3 : bf16 to f32
+      %20 = arith.addf %in, %19 : f32
+      linalg.yield %20 : f32
+    } -> tensor<4096x8192xf32>
+    %17 = tensor.empty() : tensor<4096x8192xbf16>
+    %18 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%16 : tensor<4096x8192xf32>) outs(%17 : tensor<4096x8192xbf16>) {
+    ^bb0(%in: f32, %out: bf16):
+      %19 = arith.truncf %in : f32 to bf16
+      linalg.yield %19 : bf16
     } -> tensor<4096x8192xbf16>
-    %6 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %5 : tensor<4096x8192xbf16>, tensor<4096x8192xbf16>) outs(%4 : tensor<4096x8192xbf16>) {
-    ^bb0(%in: bf16, %in_3: bf16, %out: bf16):
-      %16 = arith.subf %in, %in_3 : bf16
-      linalg.yield %16 : bf16
-    } -> tensor<4096x8192xbf16>
-    %7 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%6, %6 : tensor<4096x8192xbf16>, tensor<4096x8192xbf16>) outs(%4 : tensor<4096x8192xbf16>) {
-    ^bb0(%in: bf16, %in_3: bf16, %out: bf16):
-      %16 = arith.mulf %in, %in_3 : bf16
-      linalg.yield %16 : bf16
-    } -> tensor<4096x8192xbf16>
-    %8 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%7 : tensor<4096x8192xbf16>) outs(%1 : tensor<4096x1xbf16>) {
-    ^bb0(%in: bf16, %out: bf16):
-      %16 = arith.addf %in, %out : bf16
-      linalg.yield %16 : bf16
-    } -> tensor<4096x1xbf16>
-    %9 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%8 : tensor<4096x1xbf16>) outs(%0 : tensor<4096x1xbf16>) {
-    ^bb0(%in: bf16, %out: bf16):
-      %16 = arith.divf %in, %cst_1 : bf16
-      linalg.yield %16 : bf16
-    } -> tensor<4096x1xbf16>
-    %10 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%9 : tensor<4096x1xbf16>) outs(%0 : tensor<4096x1xbf16>) {
-    ^bb0(%in: bf16, %out: bf16):
-      %16 = arith.truncf %cst_0 : f64 to bf16
-      %17 = arith.addf %in, %16 : bf16
-      linalg.yield %17 : bf16
-    } -> tensor<4096x1xbf16>
-    %11 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%10 : tensor<4096x1xbf16>) outs(%0 : tensor<4096x1xbf16>) {
-    ^bb0(%in: bf16, %out: bf16):
-      %16 = math.rsqrt %in : bf16
-      linalg.yield %16 : bf16
-    } -> tensor<4096x1xbf16>
-    %collapsed_2 = tensor.collapse_shape %11 [[0, 1]] : tensor<4096x1xbf16> into tensor<4096xbf16>
-    %12 = linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel"]} ins(%collapsed_2 : tensor<4096xbf16>) outs(%4 : tensor<4096x8192xbf16>) {
-    ^bb0(%in: bf16, %out: bf16):
-      linalg.yield %in : bf16
-    } -> tensor<4096x8192xbf16>
-    %13 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%6, %12 : tensor<4096x8192xbf16>, tensor<4096x8192xbf16>) outs(%4 : tensor<4096x8192xbf16>) {
-    ^bb0(%in: bf16, %in_3: bf16, %out: bf16):
-      %16 = arith.mulf %in, %in_3 : bf16
-      linalg.yield %16 : bf16
-    } -> tensor<4096x8192xbf16>
-    %14 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel"]} ins(%13, %arg1 : tensor<4096x8192xbf16>, tensor<8192xbf16>) outs(%4 : tensor<4096x8192xbf16>) {
-    ^bb0(%in: bf16, %in_3: bf16, %out: bf16):
-      %16 = arith.mulf %in, %in_3 : bf16
-      linalg.yield %16 : bf16
-    } -> tensor<4096x8192xbf16>
-    %15 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel"]} ins(%14, %arg2 : tensor<4096x8192xbf16>, tensor<8192xbf16>) outs(%4 : tensor<4096x8192xbf16>) {
-    ^bb0(%in: bf16, %in_3: bf16, %out: bf16):
-      %16 = arith.addf %in, %in_3 : bf16
-      linalg.yield %16 : bf16
-    } -> tensor<4096x8192xbf16>
-    return %15 : tensor<4096x8192xbf16>
+    return %18 : tensor<4096x8192xbf16>
   }
 }

@@ -21,19 +21,23 @@ from examples import torch_blocks  # importable via tests/conftest.py
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def op_counts(text: str) -> Counter:
-    counts: Counter = Counter()
+def walk_ops(text: str):
+    """Every op of the module ``text``, nested ones included, in pre-order."""
 
     def visit(op):
-        counts[op.operation.name] += 1
+        yield op
         for region in op.operation.regions:
             for block in region.blocks:
                 for inner in block.operations:
-                    visit(inner)
+                    yield from visit(inner)
 
-    for op in parse_module(text).body.operations:
-        visit(op)
-    return counts
+    module = parse_module(text)  # held while the ops are walked: they die with it
+    for op in module.body.operations:
+        yield from visit(op)
+
+
+def op_counts(text: str) -> Counter:
+    return Counter(op.operation.name for op in walk_ops(text))
 
 
 def test_encoder_layer_lowers_to_linalg(encoder_layer):
@@ -174,6 +178,15 @@ def test_cli_bad_shape_is_a_usage_error(capsys):
 # ---------------------------------------------------------------------------
 # Training graphs (--make-fx) and integer inputs (--shape N:i64)
 
+class CEGrad(torch.nn.Module):
+    """The mean cross-entropy's gradient w.r.t. the logits (``CE_GRAD`` below is the same, as a file)."""
+
+    def forward(self, logits, labels):
+        with torch.enable_grad():
+            x = logits.detach().requires_grad_(True)
+            return torch.autograd.grad(torch.nn.functional.cross_entropy(x, labels), (x,))[0]
+
+
 CE_GRAD = (
     "import torch\n"
     "import torch.nn.functional as F\n"
@@ -256,3 +269,51 @@ def test_scatter_into_a_fill_becomes_where_and_nothing_else_does():
     assert len(scatters) == 1 and scatters[0].args[0].target is not aten.full.default
     for got, want in zip(gm(index, base), one_hot_scatter(index, base)):
         assert torch.equal(got, want)
+
+
+def test_uniform_fills_become_full_and_what_only_fed_them_goes():
+    """``ones_like(f(x))`` depends on f(x)'s shape only: f(x) must not stay in the graph (Inductor folds it too)."""
+    aten = torch.ops.aten
+
+    def fn(x, y):
+        return torch.ones_like(torch.exp(x).sum(1)) + y
+
+    x, y = torch.randn(4, 8), torch.randn(4)
+    gm = trace_with_make_fx(fn, (x, y))
+    targets = {n.target for n in gm.graph.nodes if n.op == "call_function"}
+    assert aten.exp.default not in targets and aten.sum.dim_IntList not in targets
+    assert aten.full.default in targets and aten.full_like.default not in targets
+    assert torch.equal(gm(x, y), fn(x, y))
+
+
+def test_cross_entropy_backward_computes_no_forward_loss():
+    """The mean loss's backward starts from ``full_like(loss, 1)``; the loss itself (a gather of the whole
+    log-softmax at the labels, with bounds asserts) is dead and must not reach Linalg."""
+    logits, labels = torch.randn(4, 8), torch.tensor([0, 7, -100, 3])
+    text = import_module(CEGrad(), (logits, labels), make_fx=True)
+    assert "tensor.extract" not in text and "cf.assert" not in text
+    assert "dense<0.000000e+00> : tensor<4x8xf32>" not in text  # the one-hot's zeros are a scalar, not a tensor
+    kept = labels != -100
+    expected = torch.softmax(logits, -1) - torch.nn.functional.one_hot(labels.clamp(min=0), 8)
+    expected = expected * kept[:, None] / kept.sum()
+    compare_outputs([expected.numpy()], run_mlir(text, "main", [logits.numpy(), labels.numpy()]))
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_a_half_precision_layer_norm_keeps_its_statistics_in_f32(dtype):
+    """torch computes a bf16/f16 LayerNorm in f32 (torch/_refs native_layer_norm); the backend alone would not."""
+    from costfuse.reference import NUMPY_DTYPES
+
+    torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
+    module = torch.nn.LayerNorm(64, eps=1e-5).to(torch_dtype)
+    with torch.no_grad():
+        module.weight.normal_(), module.bias.normal_()
+    x = (torch.randn(8, 64) * 4 + 30).to(torch_dtype)  # a large mean: bf16 sums of it are visibly off
+    text = import_module(module, (x,))
+    reductions = [str(op.operation.results[0].type) for op in walk_ops(text) if op.operation.name == "linalg.generic"
+                  and "reduction" in str(op.operation.attributes["iterator_types"])]
+    assert len(reductions) == 2 and all(t.endswith("xf32>") for t in reductions), reductions
+    with torch.no_grad():
+        want = module(x).float().numpy().astype(NUMPY_DTYPES[dtype])
+    got = run_mlir(text, "main", [x.float().numpy().astype(NUMPY_DTYPES[dtype])])
+    compare_outputs([want], got, f"LayerNorm {dtype} vs torch", rtol=1e-2, atol=1e-2)
