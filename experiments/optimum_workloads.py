@@ -16,9 +16,10 @@ and issued bytes for its kernels (``KernelEstimate``); the gap is learned's
 DRAM bytes over the optimum's, in percent.
 
 **Resumable.** Each graph's result is written to ``--cache`` (JSON,
-atomically) as soon as it is found, keyed by the graph's path and the
-settings that change it (budget, timeout, arch, candidate limit); a rerun of
-the same command skips what the cache holds and only writes the report.
+atomically) as soon as it is found, keyed by the graph's path, with what
+changes it (the graph's text as a SHA-256, budget, timeout, arch, candidate
+limit); a rerun of the same command skips what the cache holds and only
+writes the report, and a re-exported graph is solved again.
 ``--report-only`` runs nothing and writes the report from the cache, a graph
 it lacks shown as not run (and counted as not solved).  ``--refresh-learned``
 runs only ``learned`` again on the cached graphs, after a change to the pass:
@@ -39,6 +40,7 @@ Experiments only: not part of the installed package.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import json
 import sys
 import time
@@ -59,10 +61,11 @@ TOTAL_GAP = 0.02              # learned within 2% of the optimum's DRAM bytes in
 WORKLOAD_GAP = 0.10           # and within 10% on every workload
 
 
-def settings_of(args) -> dict:
-    """What changes a graph's result: a cached result under other settings is computed again."""
+def settings_of(args, path: Path) -> dict:
+    """What changes a graph's result: the graph's text and the run's settings.  A cached result under
+    other settings, or of another text of the graph (a re-export), is computed again."""
     return {"budget_s": args.budget_s, "timeout_s": args.timeout, "arch": args.arch,
-            "max_candidates": args.max_candidates}
+            "max_candidates": args.max_candidates, "graph_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
 def learned_bytes(path: Path, arch: str) -> dict:
@@ -107,14 +110,14 @@ def learned_record(path: Path, arch: str) -> dict:
                 "issued_bytes": None, "schedule": []}
 
 
-def refresh_learned(cache: dict, paths: list[Path], settings: dict, arch: str) -> int:
-    """Run ``learned`` again on every graph ``cache`` holds under ``settings``, keeping its optimum record:
+def refresh_learned(cache: dict, paths: list[Path], settings, arch: str) -> int:
+    """Run ``learned`` again on every graph ``cache`` holds under ``settings(path)``, keeping its optimum record:
     the optimum prices its own candidates (ptxas, the lowering's bytes), so a change to the pass changes
     only the learned side.  Each refreshed record says when (``learned_measured``).  Returns how many."""
     n = 0
     for p in paths:
         rec = cache["results"].get(key_of(p))
-        if rec is None or rec.get("settings") != settings:
+        if rec is None or rec.get("settings") != settings(p):
             continue
         rec["learned"] = learned_record(p, arch)
         rec["learned_measured"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
@@ -372,10 +375,12 @@ def main(argv: list[str] | None = None) -> int:
             if not p.is_file():
                 raise UsageError(f"{p}: no such graph")
         cache = load_cache(args.cache)
-        settings = settings_of(args)
+        def settings(p):
+            return settings_of(args, p)
+
         header = cache.get("header") or header_line(args.arch)
         todo = [p for p in paths + extra
-                if cache["results"].get(key_of(p), {}).get("settings") != settings]
+                if cache["results"].get(key_of(p), {}).get("settings") != settings(p)]
         if args.refresh_learned:
             n = refresh_learned(cache, paths + extra, settings, args.arch)
             write_json(args.cache, cache)
@@ -390,12 +395,12 @@ def main(argv: list[str] | None = None) -> int:
                 for p in bar:
                     bar.set_postfix_str(p.stem)
                     rec = run_one(p, args, pool)
-                    rec["settings"] = settings
+                    rec["settings"] = settings(p)
                     cache["results"][key_of(p)] = rec
                     write_json(args.cache, cache)       # atomically: an interrupt loses at most this graph
         def record(p):
             rec = cache["results"].get(key_of(p))
-            return rec if rec is not None and rec.get("settings") == settings else not_run(p)
+            return rec if rec is not None and rec.get("settings") == settings(p) else not_run(p)
 
         rows = [(p.stem, record(p)) for p in paths]
         extra_rows = [(str(p), record(p)) for p in extra]

@@ -127,6 +127,9 @@ def test_the_driver_resumes_and_reruns_only_what_changed(workloads, tmp_path, fa
 
     assert ow.main(argv) == 0 and len(calls) == 3                     # all cached: nothing recomputed
     assert ow.main(argv + ["--budget-s", "7"]) == 0 and len(calls) == 5   # other settings: recomputed
+    graph = workloads / "softmax_gelu.mlir"
+    graph.write_text(graph.read_text() + "\n")                       # a re-export: another text
+    assert ow.main(argv + ["--budget-s", "7"]) == 0 and calls[5:] == ["softmax_gelu"]
 
 
 def test_the_report_gives_each_goal_a_figure_and_names_what_differs(tmp_path):
