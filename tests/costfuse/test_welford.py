@@ -113,7 +113,8 @@ def _before_var(name: str, ins: list[tuple[str, str]], body: list[str], outs="%z
                                             "%r = arith.addf %q, %o0 : f32", "linalg.yield %r : f32"]),  # x - x
     ([("%x", TILE_MAP), ("%sum", ROW_MAP)], ["%d = arith.subf %a0, %a1 : f32", "%q = arith.mulf %d, %d : f32",
                                              "%r = arith.addf %q, %o0 : f32", "linalg.yield %r : f32"]),  # x - sum
-], ids=["max", "squares_of_x", "no_square", "minus_a_full_value", "minus_a_sum_not_a_mean"])
+    ([("%x", TILE_MAP)], ["linalg.yield %a0 : f32"]),              # keeps the last element: no combiner
+], ids=["max", "squares_of_x", "no_square", "minus_a_full_value", "minus_a_sum_not_a_mean", "no_combiner"])
 def test_a_sum_that_does_not_qualify_before_the_variance_does_not_hide_it(ins, body):
     """Each candidate is judged on its own: one that fails any test, earlier in the kernel, leaves the
     variance after it folded (now member 3)."""
@@ -164,7 +165,9 @@ def test_a_reduction_with_two_outputs_is_not_folded():
      "%t = arith.addf %a0, %a0 : f32\n      %r = arith.mulf %t, %inv_n : f32\n      linalg.yield %r : f32\n"
      "  } -> (tensor<4xf32>)\n  %var"),                                                # (s + s) / n
     ("%d = arith.subf %a0, %a1 : f32\n      %q", "%d = arith.addf %a0, %a1 : f32\n      %q"),  # (x + mean)^2
-], ids=["mean_is_the_sum", "sum_times_sum", "times_a_computed_value", "twice_the_mean", "x_plus_mean"])
+    ("%r = arith.addf %a0, %o0 : f32", "%r = arith.maximumf %a0, %o0 : f32"),  # a zero-started max over n
+], ids=["mean_is_the_sum", "sum_times_sum", "times_a_computed_value", "twice_the_mean", "x_plus_mean",
+        "max_over_n"])
 def test_what_is_not_a_mean_or_not_a_deviation_is_not_folded(edit):
     text = LAYERNORM.replace(*edit)
     assert text != LAYERNORM
@@ -198,3 +201,4 @@ def test_the_sum_need_not_be_the_first_member():
         shape = analyze_kernel(generics_in(function_blocks(module)[0]))
     (squares, summed), = shape.welford
     assert summed > 0 and shape.n_passes == 2
+
