@@ -285,9 +285,15 @@ def uniform_fills_as_full(gm) -> int:
         node.replace_all_uses_with(full)
         graph.erase_node(node)
         count += 1
+    return _recompiled(gm, count, dead_code=True)
+
+
+def _recompiled(gm, count: int, dead_code: bool = False) -> int:
+    """After ``count`` rewrites of ``gm``'s graph: drop dead code if asked, check it, regenerate its code."""
     if count:
-        graph.eliminate_dead_code()
-        graph.lint()
+        if dead_code:
+            gm.graph.eliminate_dead_code()
+        gm.graph.lint()
         gm.recompile()
     return count
 
@@ -338,10 +344,7 @@ def scatter_into_fill_as_where(gm) -> int:
         node.replace_all_uses_with(where)
         graph.erase_node(node)
         count += 1
-    if count:
-        graph.lint()
-        gm.recompile()
-    return count
+    return _recompiled(gm, count)
 
 
 AUTOGRAD_CALLS = (("autograd", "grad"), ("func", "vjp"))
