@@ -110,14 +110,14 @@ def learned_record(path: Path, arch: str) -> dict:
                 "issued_bytes": None, "schedule": []}
 
 
-def refresh_learned(cache: dict, paths: list[Path], settings, arch: str) -> int:
-    """Run ``learned`` again on every graph ``cache`` holds under ``settings(path)``, keeping its optimum record:
+def refresh_learned(cache: dict, paths: list[Path], settings: dict[Path, dict], arch: str) -> int:
+    """Run ``learned`` again on every graph ``cache`` holds under its ``settings[path]``, keeping its optimum record:
     the optimum prices its own candidates (ptxas, the lowering's bytes), so a change to the pass changes
     only the learned side.  Each refreshed record says when (``learned_measured``).  Returns how many."""
     n = 0
     for p in paths:
         rec = cache["results"].get(key_of(p))
-        if rec is None or rec.get("settings") != settings(p):
+        if rec is None or rec.get("settings") != settings[p]:
             continue
         rec["learned"] = learned_record(p, arch)
         rec["learned_measured"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
@@ -375,12 +375,11 @@ def main(argv: list[str] | None = None) -> int:
             if not p.is_file():
                 raise UsageError(f"{p}: no such graph")
         cache = load_cache(args.cache)
-        def settings(p):
-            return settings_of(args, p)
+        settings = {p: settings_of(args, p) for p in paths + extra}   # each graph read and hashed once
 
         header = cache.get("header") or header_line(args.arch)
         todo = [p for p in paths + extra
-                if cache["results"].get(key_of(p), {}).get("settings") != settings(p)]
+                if cache["results"].get(key_of(p), {}).get("settings") != settings[p]]
         if args.refresh_learned:
             n = refresh_learned(cache, paths + extra, settings, args.arch)
             write_json(args.cache, cache)
@@ -395,12 +394,12 @@ def main(argv: list[str] | None = None) -> int:
                 for p in bar:
                     bar.set_postfix_str(p.stem)
                     rec = run_one(p, args, pool)
-                    rec["settings"] = settings(p)
+                    rec["settings"] = settings[p]
                     cache["results"][key_of(p)] = rec
                     write_json(args.cache, cache)       # atomically: an interrupt loses at most this graph
         def record(p):
             rec = cache["results"].get(key_of(p))
-            return rec if rec is not None and rec.get("settings") == settings(p) else not_run(p)
+            return rec if rec is not None and rec.get("settings") == settings[p] else not_run(p)
 
         rows = [(p.stem, record(p)) for p in paths]
         extra_rows = [(str(p), record(p)) for p in extra]
