@@ -32,7 +32,8 @@ then per graph the optimum, learned and the gap, totals, and issue #26's
 goals with the measured figure and a verdict: the optimum solved on at least
 37 of the 39 workloads within the budget; learned within 2% of the optimum's
 DRAM bytes in total and within 10% on every workload, naming, where not,
-the kernels that differ and how.
+the kernels that differ and how, and why ``learned`` passed over the
+optimum's config (its own verdicts on the configs of fewer bytes).
 
 Experiments only: not part of the installed package.
 """
@@ -59,6 +60,8 @@ DEFAULT_BUDGET_S = 300.0
 SOLVED_AT_LEAST = 37          # of the 39 workloads, within the stated budget
 TOTAL_GAP = 0.02              # learned within 2% of the optimum's DRAM bytes in total
 WORKLOAD_GAP = 0.10           # and within 10% on every workload
+# Verdicts of configs the learned policy rejected outright (learned_groups.weigh_configs), not on its time.
+REJECTED = ("predicted to spill", "outside the training range")
 
 
 def settings_of(args, path: Path) -> dict:
@@ -69,21 +72,34 @@ def settings_of(args, path: Path) -> dict:
 
 
 def learned_bytes(path: Path, arch: str) -> dict:
-    """The shipped learned group model on ``path`` as the pass runs it: its kernels and the pass's own bytes."""
+    """The shipped learned group model on ``path`` as the pass runs it: its kernels and the pass's own bytes,
+    and for each kernel the configs of fewer DRAM bytes than its pick with the policy's verdict on each
+    (:func:`passed_over`), which say why ``learned`` did not take a cheaper config the optimum may take."""
     from costfuse.cost_models.learned_groups import LearnedGroups
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
     from costfuse.ir import load_module
 
     module = load_module(path)
-    fusion = GroupFusionPass(LearnedGroups(arch=arch))
+    fusion = GroupFusionPass(LearnedGroups(arch=arch), weigh_configs=True)
     records = run_group_pipeline(module, fusion)
     kernels = [{"caller": r.caller, "kernel": r.kernel.label,
                 "launch": r.kernel.estimate.launch.short() if r.kernel.estimate.launch else None,
-                "dram_bytes": r.kernel.estimate.dram_bytes, "issued_bytes": r.kernel.estimate.issued_bytes}
+                "dram_bytes": r.kernel.estimate.dram_bytes, "issued_bytes": r.kernel.estimate.issued_bytes,
+                "passed_over": passed_over(r.weighed or (), r.kernel.estimate.dram_bytes)}
                for r in records]
     dram = [k["dram_bytes"] for k in kernels]
     return {"kernels": len(kernels), "dram_bytes": None if None in dram else sum(dram),
             "issued_bytes": sum(k["issued_bytes"] for k in kernels), "schedule": kernels}
+
+
+def passed_over(weighed, dram_bytes: int | None) -> list[dict]:
+    """The configs of ``weighed`` (a kernel's :class:`costfuse.policy.WeighedConfig` list) that move fewer DRAM
+    bytes than ``dram_bytes``, the pick's, each with the policy's verdict (why it lost), fewest bytes first."""
+    if dram_bytes is None:
+        return []
+    cheaper = [w for w in weighed if w.dram_bytes is not None and w.dram_bytes < dram_bytes]
+    return [{"launch": w.launch.short(), "dram_bytes": w.dram_bytes, "time_us": round(w.time_s * 1e6, 2),
+             "verdict": w.verdict} for w in sorted(cheaper, key=lambda w: (w.dram_bytes, w.time_s))]
 
 
 def run_one(path: Path, args, pool) -> dict:
@@ -175,8 +191,23 @@ def differences(rec: dict) -> str:
     for k in lrn:
         if k in opt and lrn[k]["dram_bytes"] != opt[k]["dram_bytes"]:
             parts.append(f"{k[1]}: learned {lrn[k]['launch']} {lrn[k]['dram_bytes'] / 1e6:.1f} MB, optimum "
-                         f"{opt[k]['launch']} {opt[k]['dram_bytes'] / 1e6:.1f} MB ({opt[k]['priced']})")
+                         f"{opt[k]['launch']} {opt[k]['dram_bytes'] / 1e6:.1f} MB ({opt[k]['priced']})"
+                         + why_not_taken(lrn[k], opt[k]))
     return "; ".join(parts) or "same kernels and bytes"
+
+
+def why_not_taken(learned: dict, optimum: dict) -> str:
+    """Why ``learned`` passed over the optimum's config of a kernel both form, in the policy's own verdicts:
+    on the optimum's config, and on the fastest config of the optimum's bytes that it did not reject outright
+    (:data:`REJECTED`), where that is another.  Empty for a record written before the verdicts were kept."""
+    same_bytes = [c for c in learned.get("passed_over", []) if c["dram_bytes"] == optimum["dram_bytes"]]
+    if not same_bytes:
+        return ""
+    mine = next((c for c in same_bytes if c["launch"] == optimum["launch"]), None)
+    allowed = [c for c in same_bytes if not c["verdict"].startswith(REJECTED)]
+    best = min(allowed, key=lambda c: c["time_us"]) if allowed else None
+    shown = [mine] + ([best] if best is not mine else [])
+    return "".join(f". learned's verdict on {c['launch']}: {c['verdict']}" for c in shown if c is not None)
 
 
 def last_answer(rec: dict) -> str:

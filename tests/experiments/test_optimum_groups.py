@@ -166,3 +166,55 @@ def test_refresh_learned_runs_only_learned_again_and_keeps_the_optimum(workloads
     assert [r["optimum"] for r in after.values()] == [r["optimum"] for r in before.values()]
     assert all(r["learned"]["dram_bytes"] == 90_000_000 and r["learned_measured"] for r in after.values())
     assert "--refresh-learned" in out.read_text()
+
+
+def _verdict(launch, dram, time_us, verdict):
+    return {"launch": launch, "dram_bytes": dram, "time_us": time_us, "verdict": verdict}
+
+
+def test_a_gap_names_learneds_verdict_on_the_optimums_config_and_on_its_best_admissible_one_of_those_bytes():
+    """Where learned moves more bytes than the optimum on a kernel both form, the report says why the policy
+    passed over the optimum's config, and over the fastest config of those bytes it did not reject outright."""
+    rec = _record("ce", 100_000_000, 150_000_000)
+    rec["learned"]["schedule"] = [{"caller": "main", "kernel": "g1+g2", "launch": "looped x2 r1024 w2",
+                                   "dram_bytes": 150_000_000, "issued_bytes": 150_000_000, "passed_over": [
+        _verdict("persistent x1 r1024 w4", 100_000_000, 50.0, "predicted to spill (P(spill) 0.99 >= cut 0.27)"),
+        _verdict("looped x1 r4096 w32", 100_000_000, 90.0, "expected time 104.64 us (P(spill) 0.05) vs the pick's 98.58 us"),
+        _verdict("looped x1 r8192 w32", 100_000_000, 86.7, "expected time 101.00 us (P(spill) 0.03) vs the pick's 98.58 us"),
+        _verdict("looped x1 r2048 w32", 120_000_000, 80.0, "slower than the pick (80.00 vs 79.00 us)")]}]
+    rec["optimum"]["functions"][0]["schedule"][0]["kernel"] = "g1+g2"
+    text = ow.differences(rec)
+    assert text.startswith("g1+g2: learned looped x2 r1024 w2 150.0 MB, optimum persistent x1 r1024 w4 100.0 MB")
+    assert ("learned's verdict on persistent x1 r1024 w4: predicted to spill (P(spill) 0.99 >= cut 0.27). "
+            "learned's verdict on looped x1 r8192 w32: expected time 101.00 us") in text
+    assert "r4096" not in text and "r2048" not in text
+    rec["optimum"]["functions"][0]["schedule"][0]["launch"] = "looped x1 r8192 w32"   # the optimum's is the best
+    assert text.count("learned's verdict") == 2 and ow.differences(rec).count("learned's verdict") == 1
+    del rec["learned"]["schedule"][0]["passed_over"]    # a record from before the verdicts were kept
+    assert "verdict" not in ow.differences(rec)
+
+
+def test_passed_over_keeps_only_configs_of_fewer_dram_bytes_than_the_pick_fewest_first():
+    from costfuse.launch import KernelLaunch
+    from costfuse.policy import WeighedConfig
+
+    def w(rblock, dram, time_s, verdict):
+        return WeighedConfig(KernelLaunch("looped", 1, rblock, 4), time_s, dram, dram, 30.0, 0.0, 0.01, verdict)
+
+    weighed = [w(1024, 300, 1e-6, "picked: fastest"), w(2048, 200, 2e-6, "slower"), w(4096, 100, 3e-6, "slower"),
+               w(8192, 300, 4e-6, "slower")]
+    got = ow.passed_over(weighed, 300)
+    assert [(c["launch"], c["dram_bytes"], c["time_us"]) for c in got] == [
+        ("looped x1 r4096 w4", 100, 3.0), ("looped x1 r2048 w4", 200, 2.0)]
+    assert ow.passed_over(weighed, None) == []
+
+
+def test_learneds_record_keeps_per_kernel_the_configs_of_fewer_dram_bytes_with_the_policys_verdicts():
+    rec = ow.learned_bytes(EXAMPLES.parent / "experiments" / "workloads" / "cross_entropy_bwd_32k_bf16.mlir", "sm_90")
+    assert rec["kernels"] == len(rec["schedule"]) > 0
+    passed = [c for k in rec["schedule"] for c in k["passed_over"]]
+    assert passed       # its looped kernel passes over configs whose re-reads L2 serves (issue #26)
+    for k in rec["schedule"]:
+        assert all(c["dram_bytes"] < k["dram_bytes"] and c["verdict"] and not c["verdict"].startswith("picked")
+                   for c in k["passed_over"])
+    assert rec["dram_bytes"] == sum(k["dram_bytes"] for k in rec["schedule"])
