@@ -119,6 +119,7 @@ class _Formation:
         self.version = {p: 0 for p in self.generic_pos}
         self.estimates: dict[frozenset, GroupEstimate | None] = {}
         self.shapes: dict[frozenset, KernelShape | NotAKernel] = {}
+        self.member_memo: dict = {}                  # (op, role) -> Member, shared by every shape priced here
         self.user_pos: dict[int, set[int]] = {}      # unit -> positions of its owned members' users
         self.copies: dict[int, set[int]] = {}        # unit -> positions it recomputes (owned by another unit)
         self._noted: set[GroupDecision] = set()
@@ -161,7 +162,7 @@ class _Formation:
             try:
                 self.shapes[key] = analyze_kernel([self.ops[p] for p in sorted(key[0])],
                                                   frozenset(self.ops[p] for p in key[1]),
-                                                  frozenset(self.ops[p] for p in key[2]))
+                                                  frozenset(self.ops[p] for p in key[2]), self.member_memo)
             except NotAKernel as err:
                 self.shapes[key] = err
         return self.shapes[key]

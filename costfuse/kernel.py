@@ -15,7 +15,7 @@ different row or column, a member initialized from another member.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from iree.compiler import ir
@@ -46,10 +46,15 @@ WELFORD_UPDATE_FLOPS = sum(flop_weight(o) for o in WELFORD_UPDATE_OPS)
 
 @dataclass(frozen=True)
 class Member:
+    """One generic of a kernel, in the kernel's row space.  ``derived`` holds what a layer above works out of
+    the op once (featurize's liveness walk): a formation hands every candidate kernel the same Member per op
+    and role (:func:`analyze_kernel`'s ``members``), so that walk is done once per op, not per candidate."""
+
     op: ir.Operation
     role: str                # FULL | REDUCE | ROWWISE
     flops: int               # weighted body ops per loop point
     ins: tuple[ir.Value, ...]   # the values it reads through its ins (not its inits), read once at analysis
+    derived: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def results(self) -> list[ir.Value]:
@@ -344,7 +349,18 @@ def _common_space(spaces: list[OpSpace]) -> tuple[tuple[int, ...], int]:
     return rows, n
 
 
-def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset(), read_by_copies=frozenset()) -> KernelShape:
+def _member(op: ir.Operation, role: str, memo: dict | None) -> Member:
+    """``op``'s :class:`Member` at ``role``: the one ``memo`` holds, else a new one (kept there)."""
+    m = None if memo is None else memo.get((op, role))
+    if m is None:
+        m = Member(op, role, _flops(op), tuple(op.operands)[: num_inputs(op)])
+        if memo is not None:
+            memo[(op, role)] = m
+    return m
+
+
+def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset(), read_by_copies=frozenset(),
+                   members: dict | None = None) -> KernelShape:
     """The :class:`KernelShape` of ``ops`` (generics of one block, program order).
 
     ``recomputed``: members that are copies of a producer another kernel
@@ -352,6 +368,9 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset(), read_by_copi
     ``read_by_copies``: members whose results another kernel's copy of one of
     our members reads (formation's copies are not in the IR yet): their results
     are outputs, as outlining makes them.
+    ``members``: a memo ``(op, role) -> Member`` that a caller pricing many
+    kernels of the same, unchanging ops keeps (formation), so that they share
+    each :class:`Member` and what is derived from it.
     """
     spaces = []
     for op in ops:
@@ -362,8 +381,7 @@ def analyze_kernel(ops: list[ir.Operation], recomputed=frozenset(), read_by_copi
             raise NotAKernel(f"a member is not groupable: {s.reason}")
         spaces.append(s)
     rows, n = _common_space(spaces)
-    members = tuple(Member(op, s.role_in(rows, n), _flops(op), tuple(op.operands)[: num_inputs(op)])
-                    for op, s in zip(ops, spaces))
+    members = tuple(_member(op, s.role_in(rows, n), members) for op, s in zip(ops, spaces))
     index = {op: i for i, op in enumerate(ops)}
     inputs: dict = {}
     per_row: dict = {}      # tensor -> whether some reader's map varies with the rows

@@ -74,7 +74,7 @@ def group_static(shape) -> dict[str, float]:
     from costfuse.kernel import FULL, REDUCE, ROWWISE
     from costfuse.launch import next_pow2
 
-    bodies = bodies_with_pressure([m.op for m in shape.members])
+    bodies = bodies_with_pressure(shape.members)
     counts = class_counts([node.name for body, _ in bodies for node in body.nodes])
     live_words = [p.max_live_words for _, p in bodies]
     roles = [m.role for m in shape.members]

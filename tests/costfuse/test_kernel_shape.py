@@ -760,3 +760,17 @@ def test_dynamic_reshapes_stay_and_a_skipped_reshape_does_not_stop_the_next():
     module = parse_module(text)
     with module.context:
         assert fold_unit_reshapes(function_blocks(module)[0]) == 1
+
+
+def test_kernels_analyzed_with_one_memo_share_each_ops_member_and_what_was_derived_from_it(softmax_gelu):
+    """Formation prices many candidate kernels of the same ops: with one ``members`` memo they share the
+    Member of an op at a role (so featurize's liveness walk of it is kept), and the shapes are the same as
+    without it."""
+    _, g = softmax_gelu
+    memo = {}
+    whole, head = analyze_kernel(g[:6], members=memo), analyze_kernel(g[:2], members=memo)
+    assert whole == analyze_kernel(g[:6]) and head == analyze_kernel(g[:2])
+    assert whole.members[0] is head.members[0] and whole.members[1] is head.members[1]
+    assert len(memo) == 6
+    whole.members[0].derived["x"] = 1
+    assert head.members[0].derived == {"x": 1} and analyze_kernel(g[:2]).members[0].derived == {}

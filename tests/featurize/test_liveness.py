@@ -115,3 +115,23 @@ def test_a_result_less_op_before_the_terminator_counts_toward_the_label():
     # cmp(a, b) needs 2; cf.assert on it defines nothing; the yield of a needs 1: the body needs 2
     nodes = (Node("arith.cmpf", (0, 1), (2,)), Node("cf.assert", (2,), ()), Node("linalg.yield", (0,), ()))
     assert sethi_ullman(Body(2, nodes, ("f32", "f32", "i1"), (32, 32, 1))) == 2
+
+
+def test_a_members_liveness_is_its_bodys_and_is_walked_once(monkeypatch):
+    """``bodies_with_pressure`` gives each member's body and pressure, kept in the member: a formation that prices
+    many candidate kernels of one op (sharing its Member) walks that op's body once."""
+    import costfuse.featurize.liveness as liveness
+    from costfuse.kernel import Member
+
+    module = parse_module(BALANCED)
+    with module.context:
+        op = find_generic(module)
+        walks = []
+        real = liveness.body_of
+        monkeypatch.setattr(liveness, "body_of", lambda g: walks.append(g) or real(g))
+        member = Member(op, "full", 4, ())
+        [(body, p)] = liveness.bodies_with_pressure([member])
+        assert body == real(op) and p == pressure(real(op))
+        assert liveness.bodies_with_pressure([member, member]) == [(body, p)] * 2 and len(walks) == 1
+        other = Member(op, "full", 4, ())            # another Member of the same op: its own walk
+        assert other == member and liveness.bodies_with_pressure([other]) == [(body, p)] and len(walks) == 2

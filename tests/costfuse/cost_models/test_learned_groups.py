@@ -403,3 +403,24 @@ def test_the_default_pick_on_a_workload_is_the_expected_time_one():
 
     assert launches() == ["pointwise x2048 r1 w1"]
     assert launches(spill_slowdown=1.0) == ["pointwise x4096 r1 w1"]
+
+
+def test_a_formation_walks_each_generics_body_once_however_many_kernels_it_prices(monkeypatch):
+    """The liveness walk was a third of a group decision's time when every candidate kernel walked its
+    members again; formation shares each op's Member, so the walks number the generics (times the roles an
+    op takes), not the decisions."""
+    import costfuse.featurize.liveness as liveness
+    from costfuse.graph import function_blocks, generics_in
+    from costfuse.group_pass import GroupFusionPass, run_group_pipeline
+    from costfuse.ir import load_module
+
+    walks = []
+    real = liveness.body_of
+    monkeypatch.setattr(liveness, "body_of", lambda g: walks.append(g) or real(g))
+    module = load_module(EXAMPLES / "transformer_encoder_layer.mlir")
+    with module.context:
+        n_generics = sum(len(generics_in(b)) for b in function_blocks(module))
+    model = LearnedGroups()
+    run_group_pipeline(module, GroupFusionPass(model))
+    decisions, _ = model.group_fallbacks
+    assert decisions > 2 * n_generics and 0 < len(walks) <= 2 * n_generics
