@@ -157,37 +157,37 @@ def test_explain_names_match_the_outlined_functions(tmp_path, capsys):
 RECOMPUTE = """
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
-func.func @main(%x: tensor<64x1024xf32>) -> (tensor<64xf32>, tensor<64x1024xf32>) {
+func.func @main(%x: tensor<16x1024xf32>) -> (tensor<16xf32>, tensor<16x1024xf32>) {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<64x1024xf32>
-  %er = tensor.empty() : tensor<64xf32>
+  %e = tensor.empty() : tensor<16x1024xf32>
+  %er = tensor.empty() : tensor<16xf32>
   %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x : tensor<64x1024xf32>) outs(%e : tensor<64x1024xf32>) {
+      ins(%x : tensor<16x1024xf32>) outs(%e : tensor<16x1024xf32>) {
   ^bb0(%i: f32, %o: f32):
     %r = arith.mulf %i, %i : f32
     linalg.yield %r : f32
-  } -> tensor<64x1024xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%er : tensor<64xf32>) -> tensor<64xf32>
+  } -> tensor<16x1024xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%er : tensor<16xf32>) -> tensor<16xf32>
   %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%p : tensor<64x1024xf32>) outs(%init : tensor<64xf32>) {
+      ins(%p : tensor<16x1024xf32>) outs(%init : tensor<16xf32>) {
   ^bb0(%i: f32, %acc: f32):
     %r = arith.addf %i, %acc : f32
     linalg.yield %r : f32
-  } -> tensor<64xf32>
-  %a = tensor.expand_shape %s [[0, 1]] output_shape [8, 8] : tensor<64xf32> into tensor<8x8xf32>
-  %b = tensor.collapse_shape %a [[0, 1]] : tensor<8x8xf32> into tensor<64xf32>
+  } -> tensor<16xf32>
+  %a = tensor.expand_shape %s [[0, 1]] output_shape [4, 4] : tensor<16xf32> into tensor<4x4xf32>
+  %b = tensor.collapse_shape %a [[0, 1]] : tensor<4x4xf32> into tensor<16xf32>
   %q = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%p, %b : tensor<64x1024xf32>, tensor<64xf32>) outs(%e : tensor<64x1024xf32>) {
+      ins(%p, %b : tensor<16x1024xf32>, tensor<16xf32>) outs(%e : tensor<16x1024xf32>) {
   ^bb0(%i: f32, %j: f32, %o: f32):
     %r = arith.divf %i, %j : f32
     linalg.yield %r : f32
-  } -> tensor<64x1024xf32>
-  return %s, %q : tensor<64xf32>, tensor<64x1024xf32>
+  } -> tensor<16x1024xf32>
+  return %s, %q : tensor<16xf32>, tensor<16x1024xf32>
 }
 """
 
 
-X, ROW = 64 * 1024 * 4, 64 * 4
+X, ROW = 16 * 1024 * 4, 16 * 4
 
 
 @pytest.mark.parametrize("model, recomputes, hbm", [
