@@ -103,14 +103,17 @@ def group_static(shape) -> dict[str, float]:
     }
 
 
-def group_features(shape, launches, arch: str = "sm_90", static: dict[str, float] | None = None) -> np.ndarray:
-    """Rows of :data:`GROUP_FEATURE_COLUMNS` for ``shape`` at each of ``launches`` (shape (n, n_columns))."""
+def group_features(shape, launches, arch: str = "sm_90", static: dict[str, float] | None = None,
+                   arrays=None) -> np.ndarray:
+    """Rows of :data:`GROUP_FEATURE_COLUMNS` for ``shape`` at each of ``launches`` (shape (n, n_columns)).
+    ``arrays``: ``launches`` as :class:`costfuse.launch.LaunchArrays`, when the caller has them (a decision
+    scores the same configs too; :func:`costfuse.launch.space_arrays` keeps a whole space's)."""
     from costfuse.launch import launch_arrays
     from costfuse.targets import get_target
 
     static = static if static is not None else group_static(shape)
     target = get_target(arch)
-    arrays = launch_arrays(launches)
+    arrays = launch_arrays(launches) if arrays is None else arrays
     mode, x, r, w, ept = arrays.mode_index, arrays.xblock, arrays.rblock, arrays.num_warps, arrays.elems_per_thread
     n = float(shape.n)
     n_rows = float(shape.n_rows)

@@ -213,9 +213,9 @@ class Analytical(EdgePolicy, GroupPolicy):
     def best_config(self, shape) -> GroupEstimate:
         """The fastest config of the kernel by the analytical time (``cost_models/group_time.py``)."""
         from costfuse.cost_models.group_time import score_configs
-        from costfuse.launch import config_space
+        from costfuse.launch import config_space, space_arrays
 
-        scores = score_configs(shape, config_space(shape), self._target)
+        scores = score_configs(shape, config_space(shape), self._target, arrays=space_arrays(shape))
         i = scores.best()
         why = scores.passed_over(i)
         return scores.estimate(i, f"fastest of {len(scores.configs)} configs by the analytical time"
@@ -224,7 +224,7 @@ class Analytical(EdgePolicy, GroupPolicy):
     def weigh_configs(self, shape):
         """Every config of the space by the analytical time (``--explain=configs``)."""
         from costfuse.cost_models.group_time import score_configs
-        from costfuse.launch import config_space
+        from costfuse.launch import config_space, space_arrays
 
-        scores = score_configs(shape, config_space(shape), self._target)
+        scores = score_configs(shape, config_space(shape), self._target, arrays=space_arrays(shape))
         return scores.weighed(scores.best(), "the fastest by the analytical time (estimated registers and spills)")

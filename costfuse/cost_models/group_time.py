@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from costfuse.estimates import ConfigLabels, estimated_labels, l2_holds, spill_traffic
-from costfuse.launch import KernelLaunch, launch_arrays
+from costfuse.launch import KernelLaunch, LaunchArrays, launch_arrays
 from costfuse.policy import GroupEstimate, WeighedConfig, microseconds
 from costfuse.row_kernel import RowKernel
 from costfuse.targets import Target
@@ -146,12 +146,14 @@ class ConfigScores:
 
 
 def score_configs(shape: RowKernel, configs: list[KernelLaunch], target: Target,
-                  predicted_spill: np.ndarray | None = None, labels: ConfigLabels | None = None) -> ConfigScores:
+                  predicted_spill: np.ndarray | None = None, labels: ConfigLabels | None = None,
+                  arrays: LaunchArrays | None = None) -> ConfigScores:
     """Estimates for ``shape`` at each of ``configs``.  ``predicted_spill`` (bytes per thread, stored +
     loaded) replaces the register estimate's spills, for a model that predicts them; ``labels``
     (a compile's registers and spills at these configs, as Inductor reads them) replace the register
-    estimate altogether."""
-    launches = launch_arrays(configs)
+    estimate altogether; ``arrays``: ``configs`` as :class:`costfuse.launch.LaunchArrays`, when the caller
+    has them (:func:`costfuse.launch.space_arrays` keeps a whole space's)."""
+    launches = launch_arrays(configs) if arrays is None else arrays
     mode, x, r, w = launches.mode, launches.xblock, launches.rblock, launches.num_warps
     costs = shape.costs      # the kernel's bytes, flops and size, asked once
     words = float(shape.words)

@@ -52,7 +52,7 @@ from costfuse.cost_models.group_time import score_configs
 from costfuse.featurize.group_features import (
     GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features,
 )
-from costfuse.launch import config_space
+from costfuse.launch import config_space, launch_arrays, space_arrays
 from costfuse.policy import GroupPolicy, microseconds
 from costfuse.targets import get_target
 
@@ -248,12 +248,12 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
         ordered as this policy prefers them (:func:`expected_time_order`: the pick first, then the next in the
         same ranking, so a spilling pick's replacement is the policy's own second choice).  ``None`` for a
         group outside the training range (its fallback's order, the analytical one, applies)."""
-        configs = config_space(shape)
-        X = group_features(shape, configs, self._target.arch)
+        configs, arrays = config_space(shape), space_arrays(shape)
+        X = group_features(shape, configs, self._target.arch, arrays=arrays)
         out_of_range, why = self.heads.outside(X)
         if why:
             return None
-        base = score_configs(shape, configs, self._target, predicted_spill=np.zeros(len(configs)))
+        base = score_configs(shape, configs, self._target, predicted_spill=np.zeros(len(configs)), arrays=arrays)
         pred = self.heads.predict(X, spill_bytes=False)
         return base, expected_time_order(base, pred["p_spill"], ~pred["spills"] & ~out_of_range, self._slowdown)
 
@@ -268,12 +268,14 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback,
 
 def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
                  static: dict[str, float] | None = None, configs: list | None = None, spill_slowdown: float = 1.0,
-                 regs: bool = True):
+                 regs: bool = True, arrays=None):
     """``(estimate, "")`` of the fastest config of ``shape`` (a :class:`costfuse.row_kernel.RowKernel`)
     predicted spill-free, or ``(None, why)`` when the heads cannot decide: the group lies outside the
     training range, or no config is predicted within ``spill_budget``.  ``static``: the group's
     config-independent columns, for a row kernel that is not a Linalg group (the Inductor handler's);
-    ``configs``: the configs to choose among (default: its whole :func:`costfuse.launch.config_space`).
+    ``configs``: the configs to choose among (default: its whole :func:`costfuse.launch.config_space`),
+    ``arrays`` them as :class:`costfuse.launch.LaunchArrays` where the caller keeps those (the whole
+    space's are :func:`costfuse.launch.space_arrays`, kept per space).
     The estimate's ``p_spill`` is the pick's P(spill); its ``regs`` the register head's prediction there,
     unless ``regs`` is false (then NaN: a caller that only runs the pick skips that head's call).
 
@@ -300,12 +302,15 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     """
     why = heads.group_outside(static) if static is not None else ""   # a kernel's own columns: refused at once
     if not why:
-        configs = config_space(shape) if configs is None else configs
-        X = group_features(shape, configs, target.arch, static)
+        if configs is None:
+            configs, arrays = config_space(shape), space_arrays(shape)
+        elif arrays is None:
+            arrays = launch_arrays(configs)
+        X = group_features(shape, configs, target.arch, static, arrays=arrays)
         out_of_range, why = heads.outside(X)
     if why:
         return None, f"group outside the training range ({why})"
-    base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)))
+    base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)), arrays=arrays)
     order = [int(i) for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
     rejected = ["is outside the training range" if o else "" for o in out_of_range]   # for --explain (issue #29)
     if spill_budget <= 0 and spill_slowdown > 1:
@@ -325,7 +330,7 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
             spill[idx] = pred["spill_bytes"]
             allowed = np.zeros(len(configs), bool)
             allowed[np.array(idx)[ok]] = True
-            scores = score_configs(shape, configs, target, predicted_spill=spill)
+            scores = score_configs(shape, configs, target, predicted_spill=spill, arrays=arrays)
             i = scores.best(allowed)
             j = idx.index(i)
         else:
@@ -429,8 +434,8 @@ def weigh_configs(heads: GroupHeads, shape, target, spill_budget: float, fallbac
     the training range (all of them are predicted here, where :func:`best_config` stops at the first
     batch holding a spill-free one: the pick is the same, :func:`expected_time_order`'s first), and why
     each lost.  A group the heads cannot decide is weighed by ``fallback``, each verdict saying so."""
-    configs = config_space(shape)
-    X = group_features(shape, configs, target.arch)
+    configs, arrays = config_space(shape), space_arrays(shape)
+    X = group_features(shape, configs, target.arch, arrays=arrays)
     out_of_range, why = heads.outside(X)
     if why:
         weighed = fallback.weigh_configs(shape) or []
@@ -445,7 +450,7 @@ def weigh_configs(heads: GroupHeads, shape, target, spill_budget: float, fallbac
         regs[inside] = heads.regs_of(X[inside])
     allowed = ~out_of_range & (spill <= spill_budget)
     scores = score_configs(shape, configs, target,
-                           predicted_spill=spill if spill_budget > 0 else np.zeros(len(configs)))
+                           predicted_spill=spill if spill_budget > 0 else np.zeros(len(configs)), arrays=arrays)
     weighs_risk = spill_budget <= 0 and spill_slowdown > 1
     pick = (scores.best(allowed) if not weighs_risk or not allowed.any()
             else expected_time_order(scores, p_spill, allowed, spill_slowdown)[0])

@@ -41,7 +41,7 @@ from costfuse.cost_models.learned_groups import SPILL_SLOWDOWN, GroupHeads, batc
 from costfuse.inductor.configs import inductor_can_launch
 from costfuse.featurize.group_features import GROUP_FEATURE_SCHEMA_VERSION, group_features
 from costfuse.estimates import row_registers
-from costfuse.launch import KernelLaunch, config_space, space_arrays, space_of
+from costfuse.launch import KernelLaunch, LaunchArrays, config_space, launch_arrays, space_arrays, space_of
 from costfuse.targets import get_target
 
 SHIPPED_INDUCTOR_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "inductor"
@@ -91,6 +91,12 @@ def _inductor_space(pointwise: bool, n: int, n_rows: int) -> tuple[tuple[KernelL
     kernel of this kind and size: the same for every kernel of a model's layers, so built once."""
     space = [c for c in space_of(pointwise, n, n_rows) if inductor_can_launch(c)]
     return (tuple(c for c in space if c.mode == "persistent"), tuple(c for c in space if c.mode != "persistent"))
+
+
+@lru_cache(maxsize=4096)
+def _inductor_arrays(pointwise: bool, n: int, n_rows: int) -> tuple[LaunchArrays, LaunchArrays]:
+    """:func:`_inductor_space`'s two parts as :class:`costfuse.launch.LaunchArrays`, built once as well."""
+    return tuple(launch_arrays(list(part)) for part in _inductor_space(pointwise, n, n_rows))
 
 
 def model_uuid(decider: "Decider", mode: str) -> str:
@@ -148,21 +154,23 @@ class Decider:
         persistent config spill-free and :attr:`persistent_first`, else the fastest of every mode (see
         :attr:`persistent_first`)."""
         persistent, others = _inductor_space(kernel.pointwise, kernel.n, kernel.n_rows)
+        persistent_arrays, others_arrays = _inductor_arrays(kernel.pointwise, kernel.n, kernel.n_rows)
         regs_of = partial(self._regs_at, kernel)
-        space = persistent + others
+        space, arrays = persistent + others, None
         if mode is None and self.persistent_first:
             if persistent:   # featurized apart: most kernels stop here, at a tenth of the space
                 est, _ = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns,
-                                      configs=list(persistent), spill_slowdown=self.spill_slowdown, regs=False)
+                                      configs=list(persistent), spill_slowdown=self.spill_slowdown, regs=False,
+                                      arrays=persistent_arrays)
                 if est is not None:
                     return _as_pick(est, regs_of), ""
-            space = others
+            space, arrays = others, others_arrays
         if mode is not None:
-            space = tuple(c for c in space if c.mode == mode)
+            space, arrays = tuple(c for c in space if c.mode == mode), None
             if not space:
                 return None, f"no {mode} config fits the kernel"
         est, why = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns, configs=list(space),
-                                spill_slowdown=self.spill_slowdown, regs=False)
+                                spill_slowdown=self.spill_slowdown, regs=False, arrays=arrays)
         if est is None:
             return None, why
         return _as_pick(est, regs_of), ""

@@ -232,7 +232,8 @@ def test_a_spill_slowdown_below_one_is_refused():
 def _features_are_config_indices(monkeypatch):
     """Replace group_features with each config's index, for the stand-in heads below to read."""
     monkeypatch.setattr(learned_groups, "group_features",
-                        lambda shape, configs, arch, static=None: np.arange(len(configs), dtype=float)[:, None])
+                        lambda shape, configs, arch, static=None, arrays=None:
+                        np.arange(len(configs), dtype=float)[:, None])
 
 
 class _InRange:
