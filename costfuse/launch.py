@@ -231,7 +231,12 @@ def space_arrays(shape: KernelShape) -> LaunchArrays:
 
 @functools.lru_cache(maxsize=4096)
 def _space_arrays(pointwise: bool, n: int, n_rows: int) -> LaunchArrays:
-    arrays = launch_arrays(list(_space(pointwise, n, n_rows)))
+    return frozen_launch_arrays(_space(pointwise, n, n_rows))
+
+
+def frozen_launch_arrays(launches) -> LaunchArrays:
+    """:func:`launch_arrays` with read-only arrays: for a cache that hands the same arrays to every caller."""
+    arrays = launch_arrays(list(launches))
     for a in vars(arrays).values():
         a.setflags(write=False)
     return arrays

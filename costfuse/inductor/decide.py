@@ -41,7 +41,7 @@ from costfuse.cost_models.learned_groups import SPILL_SLOWDOWN, GroupHeads, batc
 from costfuse.inductor.configs import inductor_can_launch
 from costfuse.featurize.group_features import GROUP_FEATURE_SCHEMA_VERSION, group_features
 from costfuse.estimates import row_registers
-from costfuse.launch import KernelLaunch, LaunchArrays, config_space, launch_arrays, space_arrays, space_of
+from costfuse.launch import KernelLaunch, LaunchArrays, config_space, frozen_launch_arrays, space_arrays, space_of
 from costfuse.targets import get_target
 
 SHIPPED_INDUCTOR_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "inductor"
@@ -96,7 +96,7 @@ def _inductor_space(pointwise: bool, n: int, n_rows: int) -> tuple[tuple[KernelL
 @lru_cache(maxsize=4096)
 def _inductor_arrays(pointwise: bool, n: int, n_rows: int) -> tuple[LaunchArrays, LaunchArrays]:
     """:func:`_inductor_space`'s two parts as :class:`costfuse.launch.LaunchArrays`, built once as well."""
-    return tuple(launch_arrays(list(part)) for part in _inductor_space(pointwise, n, n_rows))
+    return tuple(frozen_launch_arrays(part) for part in _inductor_space(pointwise, n, n_rows))
 
 
 def model_uuid(decider: "Decider", mode: str) -> str:

@@ -150,3 +150,15 @@ def test_the_wide_reduction_space_keeps_rows_up_to_16384_and_tiles_up_to_the_lim
     assert _short(whole[:4]) == [f"X1 R16384 w{w}" for w in (2, 4, 8, 16)]
     assert "X8 R16384 w16" in _short(whole) and 8 * 16384 == MAX_TILE_ELEMS
     assert {c.RBLOCK for c in wide_configs(2, 32768)} == {512, 1024, 2048, 4096}   # past 16384: looped only
+
+
+def test_frozen_arrays_are_the_launch_arrays_read_only():
+    """A cache hands the same arrays to every caller (the whole space's, the Inductor handler's two spaces):
+    none may write into them."""
+    from costfuse.launch import frozen_launch_arrays
+
+    space = space_of(False, 512, 8)
+    frozen, fresh = frozen_launch_arrays(space), launch_arrays(list(space))
+    for name, a in vars(frozen).items():
+        assert not a.flags.writeable and list(a) == list(getattr(fresh, name)), name
+

@@ -311,3 +311,13 @@ def test_more_reductions_than_training_are_left_to_inductor_before_the_kernel_is
     assert h.stats == {"fallback: group outside the training range": 1}
     (d,) = h.decisions
     assert d.pick is None and d.kernel is None and d.reason == "group outside the training range (n_reduce=1 not in [0, 0])"
+
+
+def test_the_inductor_handlers_cached_arrays_are_its_two_spaces():
+    from costfuse.inductor.decide import _inductor_arrays, _inductor_space
+
+    persistent, others = _inductor_space(False, 4096, 64)
+    a_p, a_o = _inductor_arrays(False, 4096, 64)
+    assert list(a_p.mode) == [c.mode for c in persistent] == ["persistent"] * len(persistent)
+    assert list(a_o.rblock) == [c.rblock for c in others] and not a_o.rblock.flags.writeable
+    assert _inductor_arrays(False, 4096, 64)[0] is a_p
