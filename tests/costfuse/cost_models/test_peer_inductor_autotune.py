@@ -72,6 +72,14 @@ def test_when_every_config_is_dropped_the_first_runs_and_is_the_range():
     assert "all spill: the first" in est.reason
 
 
+def test_when_every_config_is_dropped_the_survivor_is_the_first_not_another():
+    """The one survivor is the first config's labels: here only the first spills (the second's stack frame is
+    local memory without spill stores), so the range says a survivor spills."""
+    _, shape = whole(softmax(4096, 8192))
+    est = Inductor(labeller=Labeller({FULL_ROW: (32, 900, 400, True), CHUNKED: (32, 0, 400, True)})).autotune(shape)
+    assert est.launch == FULL_ROW and est.survivors == 1 and est.survivor_spills
+
+
 def test_rblock_halving_reads_the_labellers_registers():
     _, shape = whole(softmax(4096, 2048))          # one candidate, looped (2, 2048, 16)
     halved = KernelLaunch("looped", 2, 1024, 16)
@@ -147,7 +155,11 @@ def test_the_reason_gives_the_survivors_dram_range_in_megabytes_and_says_when_on
     clean = Inductor(labeller=Labeller({})).autotune(shape)
     assert clean.reason.endswith("MB (fixed labels)") and not clean.survivor_spills
     _, one = whole(softmax(4096, 2048))                   # one candidate: no benchmark to emulate
-    assert "its one config" in Inductor(labeller=Labeller({})).autotune(one).reason
+    assert ": its one config; 1 survivor(s), DRAM " in Inductor(labeller=Labeller({})).autotune(one).reason
+    _, big = whole(softmax(65536, 8192))                  # 4.3 GB: a megabyte is 10**6 bytes to the last digit
+    est = Inductor(labeller=Labeller({})).autotune(big)
+    assert f"DRAM {est.dram_fewest / 1e6:.3f}-{est.dram_most / 1e6:.3f} MB" in est.reason
+    assert est.dram_fewest == big.dram_bytes_at(FULL_ROW, target) > 4e9
 
 
 def test_final_config_autotunes_a_formed_kernel_only_with_a_labeller():
@@ -157,3 +169,12 @@ def test_final_config_autotunes_a_formed_kernel_only_with_a_labeller():
     labeller = Labeller({FULL_ROW: (32, 600, 68, True)})
     final = Inductor(labeller=labeller).final_config(shape, planned)
     assert final.launch == CHUNKED and final.labels == "fixed labels" and len(labeller.calls) == 1
+
+
+def test_a_kernel_with_one_candidate_weighs_it_as_its_one_config():
+    """A persistent row of 1,024 gets one candidate from Inductor: ``--explain=configs`` lists it, picked,
+    as Inductor's one config (nothing to benchmark, nothing dropped)."""
+    _, shape = whole(softmax(4096, 1024))
+    (only,) = Inductor().weigh_configs(shape)
+    assert only.picked and only.verdict.startswith("picked: inductor persistent (")
+    assert only.verdict.endswith("): its one config") and only.launch.mode == "persistent"
