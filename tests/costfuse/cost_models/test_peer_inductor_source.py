@@ -93,3 +93,8 @@ def test_the_pointwise_list_is_inductors(heuristics, cuda):
         ours = [pointwise_config(hint, bs, 256), pointwise_config(hint, bs // 2, 64)]
         theirs = heuristics.pointwise({"x": hint}, triton_meta=cuda(), inductor_meta={}, return_configs=True)
         assert ours == [(c.kwargs["XBLOCK"], c.num_warps) for c in theirs], numel
+
+
+def test_the_looped_list_is_sm_90s_unless_told_otherwise():
+    for pn in (2048, 65536):
+        assert looped_configs(4096, pn, 2, True) == looped_configs(4096, pn, 2, True, "sm_90")
