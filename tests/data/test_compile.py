@@ -325,6 +325,16 @@ def _spies(mp: pytest.MonkeyPatch) -> SimpleNamespace:
 
 
 BROKEN = _kernel(SMALL).source.replace("tl.program_id(0)", "tl.no_such_function(0)")
+# A kernel file as Inductor's harness writes one (costfuse.data.inductor_codegen): its row block is R0_BLOCK,
+# which the config calls RBLOCK (CONFIG_KEYS); a constexpr no config names is fixed (CONSTANTS); its own
+# argument attributes (ATTRS: here the output pointer gets no alignment).
+INDUCTOR_STYLE = (_kernel(SMALL).source
+                  .replace("'RBLOCK': 'constexpr'}", "'R0_BLOCK': 'constexpr', 'xnumel': 'constexpr'}")
+                  .replace("RBLOCK: tl.constexpr)", "R0_BLOCK: tl.constexpr, xnumel: tl.constexpr)")
+                  .replace("RBLOCK >=", "R0_BLOCK >=").replace("tl.arange(0, RBLOCK)", "tl.arange(0, R0_BLOCK)")
+                  .replace("xmask = xindex < 64", "xmask = xindex < xnumel")
+                  + "\nCONFIG_KEYS = {'R0_BLOCK': 'RBLOCK'}\nCONSTANTS = {'xnumel': 64}\n"
+                  "ATTRS = {(0,): [['tt.divisibility', 16]]}\n")
 LONG = "x" * 5000
 FAILING = {  # kernel file -> what the worker's `error` must say
     "memory": ("raise MemoryError", ("memory cap exceeded", "MemoryError")),
@@ -347,6 +357,7 @@ def session(tmp_path_factory):
     k = _kernel(SMALL)
     messages = {"cubin": (k.source, k.config.to_dict(), 90, True), "plain": (k.source, k.config.to_dict(), 80, False),
                 "broken": (BROKEN, k.config.to_dict(), 90, True),
+                "inductor": (INDUCTOR_STYLE, k.config.to_dict(), 90, False),
                 **{name: (src, k.config.to_dict(), 90, False) for name, (src, _) in FAILING.items()}}
     out = SimpleNamespace(tmp=tmp, replies={}, wall={})
     with pytest.MonkeyPatch.context() as mp, triton.knobs.nvidia.scope(), triton.knobs.compilation.scope():
@@ -377,7 +388,7 @@ def test_worker_says_ready_with_its_pid_after_setting_up(session):
 
 def test_worker_replies_to_a_compile_with_its_cubin_and_ptxas_log(session):
     r = session.replies["cubin"]
-    (_, _, _, compiled), _ = session.seen.compile
+    (_, _, _, compiled), *_ = session.seen.compile
     assert sorted(r) == ["compile_s", "cubin", "log", "shared", "status"]
     assert r["status"] == "ok" and r["shared"] == int(compiled.metadata.shared) > 0
     assert r["cubin"] == compiled.asm["cubin"] and r["cubin"][:4] == b"\x7fELF"
@@ -399,11 +410,24 @@ def test_worker_compiles_the_kernel_file_with_aligned_pointers_and_the_config(se
     k = _kernel(SMALL)
     assert [(src.name, target, options) for src, target, options, _ in session.seen.compile] == [
         ("kernel", GPUTarget("cuda", arch, 32), {"num_warps": k.config.num_warps, "num_stages": k.config.num_stages})
-        for arch in (90, 80)]
-    for src, *_ in session.seen.compile:
+        for arch in (90, 80)] + [("kernel", GPUTarget("cuda", 90, 32), {"num_warps": k.config.num_warps,
+                                                                         "num_stages": k.config.num_stages})]
+    for src, *_ in session.seen.compile[:2]:
         assert src.signature == {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "XBLOCK": "constexpr", "RBLOCK": "constexpr"}
         assert src.constants == {(2,): k.config.XBLOCK, (3,): k.config.RBLOCK}
         assert src.attrs == {(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]}
+
+
+def test_worker_compiles_an_inductor_kernel_file_with_its_own_block_names_constants_and_attributes(session):
+    """CONFIG_KEYS maps the file's R0_BLOCK to the config's RBLOCK, CONSTANTS fixes xnumel, ATTRS replaces
+    the default alignment of every pointer."""
+    k = _kernel(SMALL)
+    assert session.replies["inductor"]["status"] == "ok", session.replies["inductor"].get("error")
+    src = session.seen.compile[2][0]
+    assert src.signature == {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "XBLOCK": "constexpr",
+                             "R0_BLOCK": "constexpr", "xnumel": "constexpr"}
+    assert src.constants == {(2,): k.config.XBLOCK, (3,): k.config.RBLOCK, (4,): 64}
+    assert src.attrs == {(0,): [["tt.divisibility", 16]]}
 
 
 def test_worker_writes_kernel_files_to_its_kernel_dir(session):
@@ -425,6 +449,7 @@ def test_a_failing_compile_names_a_memory_failure_as_such_and_is_cut_at_4000_cha
     r = session.replies[name]
     assert sorted(r) == ["compile_s", "error", "log", "status"] and (r["status"], r["log"]) == ("error", "")
     assert all(p in r["error"] for p in FAILING[name][1]) and len(r["error"]) <= 4000, r["error"][:200]
+    assert r["error"].startswith("memory cap exceeded") == (name != "long")   # the diagnosis comes first
     if name == "long":
         assert len(r["error"]) == 4000
     assert 0 < r["compile_s"] <= session.wall[name]
