@@ -800,6 +800,17 @@ def test_a_pool_defaults_to_one_worker_and_the_shared_cache(monkeypatch, tmp_pat
         CompilePool(jobs=0)
 
 
+def test_closing_a_pool_twice_is_harmless(monkeypatch, tmp_path):
+    """close() stops the workers and leaves an empty pool: the ``with`` block's exit may close it again."""
+    monkeypatch.setenv("COSTFUSE_CACHE_DIR", str(tmp_path))
+    stopped = []
+    pool = CompilePool(cache=False)
+    pool._workers = [SimpleNamespace(stop=lambda: stopped.append(1))]
+    pool.close()
+    pool.close()
+    assert stopped == [1] and pool._workers == []
+
+
 def test_a_worker_that_never_says_ready_is_killed_after_the_start_timeout(monkeypatch, tmp_path):
     """The parent waits WORKER_START_TIMEOUT_S for the worker's hello, not forever, then kills it and says why."""
     from costfuse.data import compile as comp
@@ -813,6 +824,7 @@ def test_a_worker_that_never_says_ready_is_killed_after_the_start_timeout(monkey
     with pytest.raises(RuntimeError) as err:
         w.wait_ready()
     one_line(err, "compile worker failed to start", "exit code -9", "memory cap")
+    assert str(err.value).endswith("; is the memory cap too small to import triton?")   # the likely cause, last
     assert err.value.__cause__ is None and err.value.__suppress_context__
     assert waited == [comp.WORKER_START_TIMEOUT_S] and killed == [w.proc.pid] and not w.ready
     assert not os.path.exists(w.triton_cache)
