@@ -1,10 +1,12 @@
 """Mutation testing of the core (issue #15): mutmut 3 over each module, against that module's own fast tests.
 
     .venv/bin/pip install -e .[dev]                      # mutmut, pinned
-    .venv/bin/python experiments/mutation.py [STAGE ...] [--rerun-survivors] [--report-only]
+    .venv/bin/python experiments/mutation.py [STAGE ...] [--rerun-survivors] [--report-only] [--children N]
 
 A periodic check, not part of CI.  Every job runs under ``nice -n 19`` with one
-test process at a time (``--max-children 1``), so it can share a small machine.
+test process at a time (``--max-children 1``), so it can share a small machine;
+``--children N`` runs N at once where the machine is free (the lowering stages
+take hours with one).
 Rerunning the same command resumes: mutmut keeps each mutant's verdict in the
 stage's ``mutants/*.meta`` and only retests functions whose code changed, and
 the report (``experiments/results/mutation.md``) is rewritten after every stage.
@@ -255,14 +257,14 @@ def mutmut_exe() -> str:
     return str(exe)
 
 
-def run_stage(root: Path) -> int:
-    """``nice -n 19 mutmut run --max-children 1`` in the stage (it tests every mutant without a verdict);
+def run_stage(root: Path, children: int = 1) -> int:
+    """``nice -n 19 mutmut run --max-children CHILDREN`` in the stage (it tests every mutant without a verdict);
     its output goes to ``mutmut.log``.  Each mutant's tests run in a new process, so the IREE
     reference modules the lowering tests compile are kept on disk, shared by all stages
     (``costfuse.reference.DISK_CACHE_ENV``): compiling them is most of those tests' time."""
     from costfuse.reference import DISK_CACHE_ENV
 
-    cmd = ["nice", "-n", "19", mutmut_exe(), "run", "--max-children", "1"]
+    cmd = ["nice", "-n", "19", mutmut_exe(), "run", "--max-children", str(children)]
     env = {**os.environ, DISK_CACHE_ENV: str(WORK / "reference_cache")}
     with open(root / "mutmut.log", "a") as log:
         log.write(f"\n# {datetime.datetime.now().isoformat(timespec='seconds')} {' '.join(cmd)}\n")
@@ -612,6 +614,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rerun-survivors", action="store_true",
                     help="also retest the mutants that survived or had no tests (after adding tests)")
     ap.add_argument("--report-only", action="store_true", help="rewrite the report from the verdicts on disk")
+    ap.add_argument("--children", type=int, default=1, metavar="N",
+                    help="mutants tested at once (default 1: one test process, so the run shares the machine)")
     ap.add_argument("--equivalent", nargs=2, metavar=("MUTANT", "REASON"),
                     help="list a survivor as equivalent, with the reason no test can tell it apart, then rewrite the report")
     args = ap.parse_args(argv)
@@ -651,7 +655,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"[mutation] {stage.name}: every mutant judged and the code unchanged; skipped", file=sys.stderr)
                 continue
             print(f"[mutation] {stage.name}: {', '.join(stage.files)} against {', '.join(stage.tests)}", file=sys.stderr)
-            rc = run_stage(root)
+            rc = run_stage(root, args.children)
             if rc != 0:
                 print(f"[mutation] {stage.name}: mutmut exited {rc}; see {root / 'mutmut.log'}", file=sys.stderr)
             write_report(command)
