@@ -45,7 +45,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from costfuse.atomic import write_text
-from costfuse.data.kernel_files import cache_dir, source_digest, write_kernel
+from costfuse.caches import cache_dir
+from costfuse.data.kernel_files import source_digest, write_kernel
 from costfuse.launch import LaunchConfig
 from costfuse.data.ptxas_output import parse_ptxas_log
 from costfuse.targets import get_target

@@ -16,15 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 from costfuse.atomic import write_text
-
-CACHE_ENV = "COSTFUSE_CACHE_DIR"
-
-
-def cache_dir() -> Path:
-    """Root of CostFuse's on-disk caches (``$COSTFUSE_CACHE_DIR`` or ``~/.cache/costfuse``)."""
-    root = os.environ.get(CACHE_ENV) or os.path.join(os.path.expanduser("~"), ".cache", "costfuse")
-    return Path(root)
-
+from costfuse.caches import cache_dir
 
 def source_digest(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()

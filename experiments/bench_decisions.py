@@ -29,9 +29,10 @@ three standalone generics (fused, producer, consumer).
   accuracy, and the goals are on the *spilling candidates* (ptxas says keep):
   recall >= 0.95 and precision >= 0.8 (``decision_metrics.py``).
 * **Prediction cost per call**: the spill head on 1, 3, ``SMALL_BATCH + 1``
-  and up to 2,000 rows, with ``Booster.inplace_predict`` and with the NumPy
-  trees (``costfuse/cost_models/forest.py``): the figures ``forest.py``,
-  ``bundle.py`` and ``learned.py`` point to.
+  and up to 2,000 rows, with ``Booster.inplace_predict``, with the NumPy
+  trees (``costfuse/cost_models/forest.py``) and with their compiled walk
+  (``forest_native.py``, "not built" where no C compiler works): the figures
+  ``forest.py``, ``bundle.py`` and ``learned.py`` point to.
 * **Held out, checked**: the programs must be the model's own held-out ones:
   the dataset's hash and the split's test-row count must match the model's
   metadata, else the bench refuses (``--allow-split-mismatch`` runs anyway
@@ -203,13 +204,16 @@ BATCHES = (1, 3, 33, 2000)
 bundle's ``SMALL_BATCH``, and a dataset-sized batch (capped by the rows available)."""
 
 
-def predict_call_ms(model: LearnedEdges, calls: int = 100) -> dict[int, tuple[float, float]]:
-    """Rows -> (XGBoost ``inplace_predict``, NumPy trees) median ms per call of the spill head.
+def predict_call_ms(model: LearnedEdges, calls: int = 100) -> dict[int, tuple[float, float, float | None]]:
+    """Rows -> (XGBoost ``inplace_predict``, NumPy trees, compiled trees or ``None`` where the walk is not
+    built) median ms per call of the spill head.
 
     Rows are the feature vectors the cold run cached (real candidates' kernels).
     Empty when XGBoost is not installed or the head cannot be flattened.
     """
     import numpy as np
+
+    from costfuse.cost_models.forest_native import native_walk
 
     head = model.heads["spill"]
     try:
@@ -228,8 +232,10 @@ def predict_call_ms(model: LearnedEdges, calls: int = 100) -> dict[int, tuple[fl
             times.append(time.perf_counter() - t0)
         return statistics.median(times) * 1e3
 
+    forest = head.forest
     sizes = sorted({min(n, len(rows)) for n in BATCHES} - {0})
-    return {n: (ms(booster.inplace_predict, rows[:n]), ms(head.forest.predict, rows[:n])) for n in sizes}
+    return {n: (ms(booster.inplace_predict, rows[:n]), ms(lambda X: forest.link(forest.numpy_margin(X)), rows[:n]),
+                ms(forest.predict, rows[:n]) if native_walk() is not None else None) for n in sizes}
 
 
 def split_problem(data: Path, meta: dict, info: dict) -> str | None:
@@ -286,14 +292,17 @@ def render(command: str, conds: str, model: LearnedEdges, programs: str, repeats
                "| learned fuse, ptxas fuse |\n|---|---|---|---|---|")
     out += [f"| `{r.policy}` | {r.metrics.tp} | {r.metrics.fn} | {r.metrics.fp} | {r.metrics.tn} |" for r in results]
     out.append("\nPrediction cost per call of the spill head on these candidates' feature rows, XGBoost "
-               "`inplace_predict` (one thread) against the NumPy trees (`costfuse/cost_models/forest.py`), "
-               "median of 100 calls; the figures `forest.py`, `bundle.py` and `learned.py` point to:\n")
-    out.append("| policy | rows per call | `inplace_predict` | NumPy trees | NumPy / XGBoost |\n|---|---|---|---|---|")
+               "`inplace_predict` (one thread) against the NumPy trees (`costfuse/cost_models/forest.py`) and "
+               "their compiled walk (`costfuse/cost_models/forest_native.py`), median of 100 calls; the figures "
+               "`forest.py`, `bundle.py` and `learned.py` point to:\n")
+    out.append("| policy | rows per call | `inplace_predict` | NumPy trees | compiled trees | compiled / XGBoost "
+               "|\n|---|---|---|---|---|---|")
     for r in results:
-        for n, (xgb_ms, np_ms) in r.predict_ms.items():
-            out.append(f"| `{r.policy}` | {n} | {xgb_ms:.3f} ms | {np_ms:.3f} ms | {np_ms / xgb_ms:.2f}x |")
+        for n, (xgb_ms, np_ms, c_ms) in r.predict_ms.items():
+            compiled = ("not built | |" if c_ms is None else f"{c_ms:.3f} ms | {c_ms / xgb_ms:.2f}x |")
+            out.append(f"| `{r.policy}` | {n} | {xgb_ms:.3f} ms | {np_ms:.3f} ms | {compiled}")
         if not r.predict_ms:
-            out.append(f"| `{r.policy}` | not measured (XGBoost not installed or trees not flattened) | | | |")
+            out.append(f"| `{r.policy}` | not measured (XGBoost not installed or trees not flattened) | | | | |")
     out.append(f"\nWhole pass on bench_pass.py's {n_gen}-generic module "
                f"(median of {repeats}, pass + canonicalize,cse): "
                f"learned {tl:.2f} s, threshold {tt:.2f} s ({tl / tt:.1f}x); goal <= 10 s: "

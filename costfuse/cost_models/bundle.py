@@ -13,8 +13,9 @@ A bundle is a folder::
 The trainer (:mod:`costfuse.train.model_io`) writes it with these names; the
 learned cost model reads it here.  Reading needs only ``json`` and NumPy: the
 trees run in :mod:`costfuse.cost_models.forest`, and XGBoost is imported
-lazily, only for a head whose trees cannot be flattened or for a large
-batch when XGBoost happens to be installed (it is faster there).  Importing
+lazily, only for a head whose trees cannot be flattened or, where the trees'
+compiled walk cannot be built, for a large batch when XGBoost happens to be
+installed (it is faster than NumPy there).  Importing
 XGBoost, scikit-learn and pandas through the trainer cost the pass ~2 s of
 start-up for nothing.
 
@@ -35,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from costfuse.cost_models.forest import Forest, flatten
+from costfuse.cost_models.forest_native import native_walk
 from costfuse.featurize.columns import FEATURE_COLUMNS, FEATURE_SCHEMA_VERSION
 from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, GROUP_SCHEMAS
 from costfuse.targets import arch_name
@@ -42,8 +44,10 @@ from costfuse.targets import arch_name
 FORMAT = "costfuse-model/1"
 METADATA_FILE = "metadata.json"
 SMALL_BATCH = 32
-"""Batches up to this many rows run in NumPy; larger ones go to XGBoost when it is installed (slower for a
-few rows, faster for many: ``experiments/results/bench_decisions.md``, "Prediction cost per call")."""
+"""Where the trees' compiled walk cannot be built (:mod:`costfuse.cost_models.forest_native`), batches up to
+this many rows run in NumPy and larger ones go to XGBoost when it is installed (slower for a few rows, faster
+for many: ``experiments/results/bench_decisions.md``, "Prediction cost per call"); the compiled walk takes
+every batch."""
 
 TRANSFORMS = {
     "none": (lambda y: y, lambda z: z),
@@ -224,7 +228,8 @@ class Head:
         X = np.asarray(X, float)
         if self.take is not None and X.ndim == 2 and X.shape[1] == self.width:
             X = X[:, self.take]
-        if self.forest is not None and (len(X) <= SMALL_BATCH or not _xgboost_installed()):
+        if self.forest is not None and (len(X) <= SMALL_BATCH or native_walk() is not None
+                                        or not _xgboost_installed()):
             out = self.forest.predict(X)
         else:
             out = self.booster().inplace_predict(X)

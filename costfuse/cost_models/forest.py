@@ -4,11 +4,13 @@ The fusion pass asks about one edge at a time, so the learned model predicts
 a row or three per call.  ``Booster.inplace_predict`` pays a fixed cost per
 call whatever the batch size (argument checks, the array interface, thread
 set-up), several times the trees' own work on one row.  Here the trees are
-flattened into arrays once and all trees step down one level per NumPy
-operation, so a call costs what its rows' tree walks cost and a batch scales
-with its size: cheaper than XGBoost for a few rows, dearer for many.  Both,
-per call, at several batch sizes: ``experiments/results/bench_decisions.md``
-("Prediction cost per call").
+flattened into arrays once and walked by compiled C
+(:mod:`costfuse.cost_models.forest_native`), or, where no C compiler works,
+by NumPy, all trees stepping down one level per operation: a call costs what
+its rows' tree walks cost.  Compiled, that is cheaper than XGBoost at every
+batch size measured; in NumPy, cheaper for a few rows and dearer for many.
+All three, per call, at several batch sizes:
+``experiments/results/bench_decisions.md`` ("Prediction cost per call").
 
 Semantics are XGBoost's own: features are compared as float32 (``x <
 split`` goes left, a NaN follows ``default_left``), leaf values are summed
@@ -28,8 +30,11 @@ exactly and a NaN.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
+
+from costfuse.cost_models.forest_native import native_walk
 
 OBJECTIVES = {
     "binary:logistic": (lambda m: 1.0 / (1.0 + np.exp(-m)), lambda p: -np.log(np.float32(1) / p - np.float32(1))),
@@ -55,7 +60,32 @@ class Forest:
     link: object              # margin -> prediction
 
     def margin(self, X: np.ndarray) -> np.ndarray:
-        """Raw scores, shape ``(n,)``, of rows ``X`` (shape ``(n, features)``)."""
+        """Raw scores, shape ``(n,)``, of rows ``X`` (shape ``(n, features)``): by the compiled walk where
+        it is built (:mod:`costfuse.cost_models.forest_native`), else by NumPy (:meth:`numpy_margin`)."""
+        walk = native_walk()
+        if walk is None:
+            return self.numpy_margin(X)
+        X = np.ascontiguousarray(X, np.float32)
+        if X.ndim != 2 or X.shape[1] <= self._native[0]:   # C would read past the row: let NumPy raise
+            return self.numpy_margin(X)
+        out = np.empty(len(X))
+        walk(X.ctypes.data, len(X), X.shape[1], *self._native[1], out.ctypes.data)
+        return out
+
+    @cached_property
+    def _native(self) -> tuple[int, tuple]:
+        """The largest feature index a split reads, and the compiled walk's arguments after the rows: the
+        arrays as C reads them (kept alive on this forest) by address, the tree count, the depth and the
+        offset (``forest_walk.c``)."""
+        arrays = (np.ascontiguousarray(self.feature, np.int64), np.ascontiguousarray(self.threshold, np.float32),
+                  np.ascontiguousarray(self.children, np.int64), np.ascontiguousarray(self.default_left, np.uint8),
+                  np.ascontiguousarray(self.value, np.float32), np.ascontiguousarray(self.roots, np.int64))
+        object.__setattr__(self, "_native_arrays", arrays)
+        return int(self.feature.max()), (*(a.ctypes.data for a in arrays), len(self.roots), self.depth,
+                                         self.offset)
+
+    def numpy_margin(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`margin` in NumPy: all walks step down one level per operation."""
         X = np.asarray(X, np.float32)
         flat = X.ravel()
         row_start = (np.arange(len(X)) * X.shape[1])[:, None]

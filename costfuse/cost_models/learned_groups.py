@@ -40,6 +40,7 @@ no I/O.  v1's edges have their own policy,
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -48,6 +49,7 @@ import numpy as np
 from costfuse.cost_models.bundle import (
     SMALL_BATCH, Bundle, BundleError, LoadsOnFirstUse, check_spill_budget, load_model, require_arch,
 )
+from costfuse.cost_models.forest_native import native_walk
 from costfuse.cost_models.group_time import score_configs
 from costfuse.featurize.group_features import (
     GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, group_features,
@@ -68,15 +70,23 @@ def check_spill_cut(cut: str) -> None:
 
 
 def batches(order: list[int]) -> list[list[int]]:
-    """``order`` cut into prediction calls of :data:`BATCH` rows, then twice as many each time up to the
-    bundle's ``SMALL_BATCH``: a call has a fixed cost of about ten rows' worth of trees, so a walk that finds
-    nothing in the first batch makes a few calls, not one per eight configs; and no call grows past what the
-    NumPy trees take, so a decision never imports XGBoost."""
-    out, k, size = [], 0, BATCH
+    """``order`` cut into prediction calls of :data:`BATCH` rows, then twice as many each time up to
+    :func:`largest_call`: a call has a fixed cost of about ten rows' worth of NumPy trees (most of a call to
+    the compiled ones), so a walk that finds nothing in the first batch makes a few calls, not one per eight
+    configs; and with NumPy trees no call grows past what they take, so a decision never imports XGBoost."""
+    out, k, size, cap = [], 0, BATCH, largest_call()
     while k < len(order):
         out.append(order[k:k + size])
-        k, size = k + size, min(2 * size, SMALL_BATCH)
+        k, size = k + size, min(2 * size, cap)
     return out
+
+
+def largest_call() -> int:
+    """The most rows one prediction call of a walk over configs takes: the bundle's ``SMALL_BATCH`` in NumPy
+    trees, whose cost grows with the rows, and no limit with the compiled walk, whose fixed cost per call is
+    most of a call (:mod:`costfuse.cost_models.forest_native`; which rows a walk predicts in which call
+    never changes its answer, only its time)."""
+    return SMALL_BATCH if native_walk() is None else sys.maxsize
 
 
 SPILL_SLOWDOWN = 5.05
@@ -311,8 +321,9 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     if why:
         return None, f"group outside the training range ({why})"
     base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)), arrays=arrays)
-    order = [int(i) for i in np.argsort(base.time_s, kind="stable") if not out_of_range[i]]
-    rejected = ["is outside the training range" if o else "" for o in out_of_range]   # for --explain (issue #29)
+    by_time = np.argsort(base.time_s, kind="stable")
+    order = by_time[~out_of_range[by_time]].tolist()
+    rejected = np.where(out_of_range, "is outside the training range", "").tolist()   # for --explain (issue #29)
     if spill_budget <= 0 and spill_slowdown > 1:
         return _least_expected_time(heads, X, base, order, spill_slowdown, rejected, regs)
     scored = 0
@@ -350,12 +361,13 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
     reason a looped pick gives for the persistent config of fewer bytes it passed over (issue #29)."""
     best = None   # (expected time, config index, P(spill))
     mode, scored, todo, size = None, 0, list(order), BATCH
-    while todo and (best is None or base.time_s[todo[0]] < best[0]):
+    times, cap = base.time_s.tolist(), largest_call()
+    while todo and (best is None or times[todo[0]] < best[0]):
         if best is None:   # looking for the mode: batches as batches() cuts them
-            idx, todo, size = todo[:size], todo[size:], min(2 * size, SMALL_BATCH)
+            idx, todo, size = todo[:size], todo[size:], min(2 * size, cap)
         else:   # then the configs that can still win (time below the best expected time), as many as a call takes
-            todo = [i for i in todo if base.time_s[i] < best[0]]
-            idx, todo = todo[:SMALL_BATCH], todo[SMALL_BATCH:]
+            todo = [i for i in todo if times[i] < best[0]]
+            idx, todo = todo[:cap], todo[cap:]
         pred = heads.predict(X[idx], spill_bytes=False)
         scored += len(idx)
         for k in np.flatnonzero(pred["spills"]):

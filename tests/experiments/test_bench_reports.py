@@ -14,7 +14,7 @@ from experiments.bench_report import emit
 def _result(policy: str, model_fuses: list[bool], ptxas_fuses: list[bool]) -> bd.PolicyResult:
     return bd.PolicyResult(policy, in_pass_s=1e-3, decisions=len(model_fuses), cold_s=5e-4, compile_s=0.2,
                            wall_s=0.25, timed=3, metrics=bd.decision_metrics(model_fuses, ptxas_fuses),
-                           spilling=ptxas_fuses.count(False), predict_ms={1: (0.3, 0.05)})
+                           spilling=ptxas_fuses.count(False), predict_ms={1: (0.3, 0.05, 0.02), 3: (0.3, 0.1, None)})
 
 
 def test_always_fuse_report_shows_its_baseline_and_fails_the_goals():
@@ -27,6 +27,8 @@ def test_always_fuse_report_shows_its_baseline_and_fails_the_goals():
     assert cells[7] == "0.500" and cells[8] == "0/1 = 0.000" and cells[9] == "0/0 = n/a"
     assert "on spilling candidates: NOT met (recall 0.000, precision n/a)" in text
     assert "agreement: met" not in text
+    assert "| `heuristic` | 1 | 0.300 ms | 0.050 ms | 0.020 ms | 0.07x |" in text
+    assert "| `heuristic` | 3 | 0.300 ms | 0.100 ms | not built | |" in text
 
 
 def test_split_problem_refuses_another_dataset_or_split(tmp_path):

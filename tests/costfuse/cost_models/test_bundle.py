@@ -401,7 +401,10 @@ def shipped_head():
 
 
 def test_head_predicts_up_to_a_small_batch_in_numpy_then_in_xgboost(shipped_head, monkeypatch):
+    """Without the compiled walk (no C compiler): NumPy up to a small batch, XGBoost past it."""
     from costfuse.cost_models import bundle as bundle_mod
+
+    monkeypatch.setattr(bundle_mod, "native_walk", lambda: None)
 
     head, n = shipped_head
     calls = []
@@ -420,6 +423,16 @@ def test_head_predicts_up_to_a_small_batch_in_numpy_then_in_xgboost(shipped_head
     monkeypatch.setattr(bundle_mod, "_xgboost_installed", lambda: False)  # then NumPy takes any batch
     head.predict(X)
     assert calls == [1]
+
+
+def test_the_compiled_walk_takes_every_batch(shipped_head, monkeypatch):
+    from costfuse.cost_models import bundle as bundle_mod
+
+    head, n = shipped_head
+    assert bundle_mod.native_walk() is not None, "cc builds the walk on this machine"
+    monkeypatch.setattr(head, "booster", lambda: pytest.fail("XGBoost called although the compiled walk is built"))
+    X = np.random.default_rng(5).random((4 * bundle_mod.SMALL_BATCH, n))
+    np.testing.assert_allclose(head.predict(X), np.expm1(head.forest.numpy_margin(X)), rtol=1e-12)
 
 
 def test_head_flattens_the_xgboost_output(shipped_head, monkeypatch):

@@ -144,7 +144,7 @@ def test_numpy_forest_equals_xgboost_on_both_batch_paths(model, tiny):
     for head in [*model.heads.values(), *LearnedEdges.load(model=str(tiny[1])).heads.values()]:
         assert head.forest is not None
         np.testing.assert_allclose(head.forest.predict(X), head.booster().inplace_predict(X), rtol=1e-5, atol=1e-5)
-    small, large = model._predict(X[:3]), model._predict(X)  # forest path, inplace_predict path
+    small, large = model._predict(X[:3]), model._predict(X)  # NumPy or compiled trees; XGBoost without cc
     for k in small:
         np.testing.assert_allclose(small[k], large[k][:3], rtol=1e-5, atol=1e-5)
 

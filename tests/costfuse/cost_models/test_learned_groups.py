@@ -335,6 +335,50 @@ def test_the_expected_time_passes_over_a_risky_fastest_config_for_a_safe_one_as_
     assert (close.launch == configs[fastest]) == (times[fastest] * 1.04 < times[runner_up])
 
 
+@pytest.mark.parametrize("slowdown", [5.05, 1.0])
+def test_how_many_rows_a_prediction_call_takes_never_changes_the_pick(monkeypatch, slowdown):
+    """largest_call: NumPy trees' 32 rows per call or the compiled walk's any number; the same pick, P(spill)
+    and reason, but for how many configs it says were predicted (the calls' rows differ)."""
+    from helpers.peer_kernels import Kernels
+    from helpers.peer_kernels import softmax as softmax_program
+
+    from costfuse.cost_models import learned_groups as lg
+    from costfuse.cost_models.group_time import score_configs
+    from costfuse.targets import get_target
+
+    target = get_target("sm_90")
+    k = Kernels(softmax_program(64, 4096))
+    shape = k.shape()
+    configs = config_space(shape)
+    _features_are_config_indices(monkeypatch)
+
+    times = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs))).time_s
+    rank = np.argsort(np.argsort(times, kind="stable"), kind="stable")
+    assert len(configs) > 80, len(configs)
+
+    class Sized(_RiskyFastest):   # the 60 fastest configs spill, the others at P(spill) 0.4-0.7; calls' rows
+        calls: list
+
+        def predict(self, X, spill_bytes=True):
+            self.calls.append(len(X))
+            i = X[:, 0].astype(int)
+            spills = rank[i] < 60
+            return {"p_spill": np.where(spills, 0.9, 0.4 + 0.3 * (i % 7) / 6), "spills": spills,
+                    "spill_bytes": np.where(spills, 8.0, 0.0)}
+
+    picks = {}
+    for cap in (lg.SMALL_BATCH, 10**9):
+        monkeypatch.setattr(lg, "largest_call", lambda cap=cap: cap)
+        heads = Sized(-1, 0.0)
+        heads.calls = []
+        est, _ = lg.learned_pick(heads, shape, target, spill_slowdown=slowdown)
+        picks[cap] = (est.launch, est.p_spill, re.sub(r"\d+ of (\d+) configs", r"N of \1 configs", est.reason),
+                      heads.calls)
+    small, large = picks.values()
+    assert small[:3] == large[:3]
+    assert max(small[3]) <= lg.SMALL_BATCH < max(large[3]) and len(large[3]) <= len(small[3])
+
+
 @pytest.mark.parametrize("slowdown", [5.0, 1.0])
 def test_a_pick_without_registers_is_the_same_pick_and_never_asks_the_register_head(monkeypatch, slowdown):
     """``regs=False`` (the Inductor handler's, which predicts them only when read): the same launch, P(spill)
