@@ -88,7 +88,7 @@ def run(only: str, jobs: int, timeout_s: float, repeats: int, spill_cut: str | N
                 row = {"block": name, "set": which, "target": target, "shapes": shapes, "dtype": dtype,
                        **k.record(),
                        "codegen_s": block.codegen_s, "handler_codegen_s": block.handler_codegen_s,
-                       "hook_s": block.hook_s, "handler_stats": block.handler_stats}
+                       "hook_s": block.hook_s, "handler_stats": block.handler_stats, "trees": trees_walked()}
                 other = wide_by_name.get(k.kernel)
                 row["inductor_max_autotune"] = other.inductor if other is not None else []
                 rows.append(row)
@@ -167,6 +167,14 @@ def model_text() -> str:
             "the `unseen` blocks are in no dataset)")
 
 
+def trees_walked() -> str:
+    """How the heads' trees are walked in this process, for the report: the decision times depend on it."""
+    from costfuse.cost_models.forest_native import DISABLE_ENV, native_walk
+
+    return ("in C (`costfuse/cost_models/forest_native.py`)" if native_walk() is not None else
+            f"in NumPy (no C compiler built the compiled walk, or `{DISABLE_ENV}=0`)")
+
+
 def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, errors: list[dict],
              rule: str = "") -> str:
     out = [
@@ -177,6 +185,7 @@ def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, 
         f"Run: {conditions()}. Inductor's CUDA kernels for sm_90 generated on this CPU "
         "(docs/inductor.md), every config compiled with Triton's ptxas (`costfuse.data.compile`). "
         f"The model is {model_text()}, deciding at the spill head's `{spill_cut}` cut; the rule: {rule}. "
+        f"The heads' trees were walked {rows[0].get('trees', '(not recorded)') if rows else '(no kernel)'}. "
         "GPU latency: not measured.",
         "",
         "## Goals",

@@ -36,3 +36,17 @@ def test_every_decided_kernel_within_2_ms_meets_the_goal():
     assert (s["decisions_within"], s["decisions"]) == (2, 2) and s["fallback_ms"] == (None, None)
     text = ir.markdown(rows, s, "cmd", "x.png", "recall", [], "rule")
     assert "2 of 2 within 2 ms: met." in text
+
+
+def test_the_report_says_how_the_trees_were_walked(monkeypatch):
+    """Decision times depend on the walk: a run records it per row, and the report prints the run's."""
+    from costfuse.cost_models import forest_native
+
+    rows = [{**_row("a", 1.5, True), "trees": ir.trees_walked()}]
+    assert "in C" in rows[0]["trees"]
+    monkeypatch.setattr(forest_native, "native_walk", lambda: None)
+    assert "COSTFUSE_NATIVE_FOREST=0" in ir.trees_walked()
+    text = ir.markdown(rows, ir.summarize(rows), "cmd", "x.png", "recall", [], "rule")
+    assert "The heads' trees were walked in C (`costfuse/cost_models/forest_native.py`)." in text
+    assert "walked (not recorded)" in ir.markdown([_row("a", 1.5, True)], ir.summarize(rows), "cmd", "x.png",
+                                                  "recall", [], "rule")

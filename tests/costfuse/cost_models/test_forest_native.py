@@ -4,6 +4,7 @@ CostFuse falls back to NumPy, with a warning, where it cannot be built."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,3 +73,79 @@ def test_a_row_too_short_for_the_splits_is_refused_not_read_past(fresh_walk):
     assert forest_native.native_walk() is not None
     with pytest.raises(IndexError):
         forest.margin(np.zeros((2, int(forest.feature.max())), np.float32))
+
+
+def test_both_walks_send_a_nan_where_xgboost_learned_to_send_it():
+    """Trees trained with missing values learn a default direction per split (the shipped heads never saw
+    one, so every split of theirs sends a NaN right): both walks follow it, as XGBoost does."""
+    import json
+
+    import xgboost as xgb
+
+    from costfuse.cost_models.forest import flatten
+
+    rng = np.random.default_rng(7)
+    X = rng.random((400, 3))
+    y = X[:, 0] + 2 * X[:, 1]
+    X[::4, 0] = np.nan
+    y[::4] = -3.0   # a missing x0 means a low label: the splits on x0 learn to send NaN left
+    booster = xgb.train({"max_depth": 3, "nthread": 1}, xgb.DMatrix(X, y), 20)
+    forest = flatten(json.loads(booster.save_raw("json")))
+    inner = forest.children[0::2] != np.arange(len(forest.threshold))
+    assert forest.default_left[inner].any() and not forest.default_left[inner].all()
+    rows = X[:40].astype(np.float32)
+    expected = booster.inplace_predict(rows)
+    np.testing.assert_allclose(forest.predict(rows), expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(forest.link(forest.numpy_margin(rows)), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_both_walks_compare_as_float32():
+    """A float64 value just below a split rounds onto it in float32, which goes right: so does each walk."""
+    forest = load_group_heads().heads["spill"].forest
+    width = int(forest.feature.max()) + 1
+    X = _rows(forest, 50, width, 3).astype(np.float64)
+    below = np.nextafter(X, -np.inf)   # float64 neighbours, the same float32
+    assert (below.astype(np.float32) == X.astype(np.float32))[np.isfinite(X)].all()
+    np.testing.assert_array_equal(forest.numpy_margin(below), forest.numpy_margin(X))
+    np.testing.assert_array_equal(forest.margin(below), forest.margin(X))
+
+
+def test_rows_go_to_the_compiled_walk_once_it_is_built(monkeypatch):
+    forest = load_group_heads().heads["spill"].forest
+    assert forest_native.native_walk() is not None
+    monkeypatch.setattr(type(forest), "numpy_margin", lambda self, X: pytest.fail("walked in NumPy"))
+    assert forest.margin(np.zeros((3, int(forest.feature.max()) + 1), np.float32)).shape == (3,)
+
+
+def test_the_library_is_named_by_its_source_and_written_beside_itself(fresh_walk, monkeypatch, tmp_path):
+    """Another source (a new CostFuse) builds another library next to the first; each is compiled into a
+    temporary file of its own folder and renamed (one filesystem: the rename is atomic)."""
+    import os
+    import re
+
+    renames = []
+    real_replace = os.replace
+    monkeypatch.setattr(forest_native.os, "replace", lambda a, b: renames.append((a, b)) or real_replace(a, b))
+    first = forest_native.build()
+    source = tmp_path / "forest_walk.c"
+    source.write_text(forest_native.SOURCE.read_text() + "/* a later version */\n")
+    monkeypatch.setattr(forest_native, "SOURCE", source)
+    second = forest_native.build()
+    assert first != second and first.exists() and second.exists() and first.parent == second.parent
+    assert all(re.fullmatch(r"forest_walk_[0-9a-f]{16}\.so", p.name) for p in (first, second))
+    assert [Path(b) for _, b in renames] == [first, second]
+    assert all(Path(a).parent == Path(b).parent for a, b in renames)
+    assert forest_native.build() == second and len(renames) == 2   # built once
+
+
+def test_a_compiler_error_is_quoted_cut_to_300_characters(fresh_walk, monkeypatch, tmp_path, caplog):
+    cc = tmp_path / "cc"
+    cc.write_text("#!/bin/sh\necho 'forest_walk.c:1: error:' $(printf 'x%.0s' $(seq 400)) >&2\nexit 3\n")
+    cc.chmod(0o755)
+    monkeypatch.setenv("CC", str(cc))
+    with caplog.at_level(logging.WARNING, logger=forest_native.__name__):
+        assert forest_native.native_walk() is None
+    message = caplog.records[-1].getMessage()
+    assert f"{cc} exited 3: forest_walk.c:1: error: x" in message and "b'" not in message
+    quoted = message.split("exited 3: ", 1)[1]
+    assert quoted.startswith("forest_walk.c:1: error: " + "x" * (300 - 24) + ")")
