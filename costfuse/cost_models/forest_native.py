@@ -1,11 +1,12 @@
 """The forest walk compiled from C (``forest_walk.c``), built on first use with the machine's C compiler.
 
 NumPy walks every tree a level at a time, so each step of each walk costs a
-gather per array: about 16 µs per row for 300 depth-6 trees, which made the
+gather per array: 15-25 µs per row for 300 depth-6 trees here, which made the
 tree walk most of an Inductor decision (a cross-entropy backward kernel walks
 ~100 of its configs before one is predicted spill-free: 3-5 ms, against the
-2 ms of issue #25).  The same walk in C costs well under a microsecond per
-row.  No new dependency: the source is compiled with ``$CC`` (default ``cc``),
+2 ms of issue #25).  The same walk in C costs 3-6 µs per row, and a call's
+fixed cost falls from about 0.07 to 0.03 ms
+(``experiments/results/bench_decisions.md``, "Prediction cost per call").  No new dependency: the source is compiled with ``$CC`` (default ``cc``),
 which any machine that runs Triton kernels has (Triton builds its own launcher
 with it), into ``$COSTFUSE_CACHE_DIR/forest/``, once per source and compiler,
 written atomically so concurrent processes cannot clash; ``ctypes`` loads it.

@@ -3,9 +3,9 @@
    The same arrays and the same semantics as Forest.numpy_margin: node i is a leaf iff children[2i] == i
    (both children are the leaf itself, so a walk that reached its leaf stays there); a row goes right
    unless x < threshold (compared as float32); a NaN goes where default_left says; leaf values are summed
-   in double onto the offset.  Tree by tree, every row steps down `depth` levels with no branch on the
-   data: one tree's nodes stay in cache while the rows' walks, independent of one another, overlap in
-   the pipeline, where a walk to each leaf in turn waits on every load of its path. */
+   in double onto the offset.  Tree by tree, every row steps down `depth` levels, never testing where its
+   walk ended: one tree's nodes stay in cache while the rows' walks, independent of one another, overlap
+   in the pipeline, where a walk to each leaf in turn waits on every load of its path. */
 #include <stdint.h>
 
 enum { BLOCK = 64 };   /* rows whose walks of one tree advance together, one level at a time */
