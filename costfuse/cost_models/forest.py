@@ -73,16 +73,15 @@ class Forest:
         return out
 
     @cached_property
-    def _native(self) -> tuple[int, tuple]:
-        """The largest feature index a split reads, and the compiled walk's arguments after the rows: the
-        arrays as C reads them (kept alive on this forest) by address, the tree count, the depth and the
-        offset (``forest_walk.c``)."""
+    def _native(self) -> tuple[int, tuple, tuple]:
+        """The largest feature index a split reads; the compiled walk's arguments after the rows: the arrays
+        C reads by address, the tree count, the depth and the offset (``forest_walk.c``); and those arrays,
+        held here so the addresses stay valid."""
         arrays = (np.ascontiguousarray(self.feature, np.int64), np.ascontiguousarray(self.threshold, np.float32),
                   np.ascontiguousarray(self.children, np.int64), np.ascontiguousarray(self.default_left, np.uint8),
                   np.ascontiguousarray(self.value, np.float32), np.ascontiguousarray(self.roots, np.int64))
-        object.__setattr__(self, "_native_arrays", arrays)
-        return int(self.feature.max()), (*(a.ctypes.data for a in arrays), len(self.roots), self.depth,
-                                         self.offset)
+        return (int(self.feature.max()), (*(a.ctypes.data for a in arrays), len(self.roots), self.depth, self.offset),
+                arrays)
 
     def numpy_margin(self, X: np.ndarray) -> np.ndarray:
         """:meth:`margin` in NumPy: all walks step down one level per operation."""
