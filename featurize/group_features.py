@@ -1,4 +1,4 @@
-"""Features of a kernel group at a launch config (group feature schema v3: issue #13's v2 + issue #29's columns).
+"""Features of a kernel group at a launch config (group feature schema v4: issue #13's v2, issue #29's v3 columns, one of issue #25).
 
 v1's features (:mod:`featurize.features`) describe one fused generic at one
 config.  A kernel group is several generics sharing one row loop
@@ -22,7 +22,15 @@ registers it may use at that many warps.  So the columns are:
   tile a thread holds in bytes, one full-row value against the register file
   a thread may use, how many full-row values fit that register file at once
   (0: not even one, so ptxas must place the tile in local memory), and the
-  bytes of the tile that do not fit it (the stack frame it would take).
+  bytes of the tile that do not fit it (the stack frame it would take);
+* loads (:data:`LOAD_COLUMNS`, schema v4, issue #25): the words a thread's
+  tile loads, at the inputs' own widths, over the register file a thread
+  may use.  ``live_values_per_thread`` counts every value in 32-bit words,
+  as the kernel computes (Inductor upcasts a bf16 load to f32), but the
+  loads themselves stay packed until used: an Inductor SwiGLU tile of 128
+  elements per thread spills in f32 and holds in 127-254 registers in
+  bf16, at the same live values, tile bytes and register estimate
+  (docs/training.md, "Schema v4").
 
 Whether a tile is indexed dynamically is not a column of its own: a Triton
 block tensor is addressed by its compile-time layout (every element a thread
@@ -44,7 +52,7 @@ from costfuse.featurize.columns import OP_CLASSES, class_counts
 
 from costfuse.estimates import row_registers, spill_bytes
 
-GROUP_FEATURE_SCHEMA_VERSION = 3
+GROUP_FEATURE_SCHEMA_VERSION = 4
 GROUP_COLUMNS = (
     "log2_n", "log2_rows", "n_pad_ratio", "n_members", "n_full", "n_reduce", "n_rowwise", "n_inputs",
     "n_outputs", "n_gathers", "live_full", "words", "n_passes", "pointwise", "flops_per_elem",
@@ -57,9 +65,11 @@ LAUNCH_COLUMNS = (
 )
 JOINT_COLUMNS = ("live_values_per_thread", "regs_available", "pressure_ratio", "est_regs", "est_spill_bytes")
 LOCAL_COLUMNS = ("tile_bytes_per_thread", "value_over_regfile", "values_fit_regfile", "local_bytes_est")
+LOAD_COLUMNS = ("load_words_over_cap",)
 GROUP_SCHEMAS: dict[int, tuple[str, ...]] = {
     2: GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS,
     3: GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS + LOCAL_COLUMNS,
+    4: GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS + LOCAL_COLUMNS + LOAD_COLUMNS,
 }
 """The group feature schemas, by version: each is the one before with columns appended, so this code's
 rows hold every older schema's columns as a prefix and a bundle of an older schema still loads
@@ -129,6 +139,7 @@ def group_features(shape, launches, arch: str = "sm_90", static: dict[str, float
         np.log2(x), np.log2(r), w, ept, np.log2(x * r), chunks, np.log2(programs),
         live_values, cap, live_values / cap, regs, spill_bytes(regs, cap) / 2,   # trained as store bytes
         *local_placement(ept, live, shape.words, cap),
+        ept * static["in_bytes_per_elem"] / WORD_BYTES / cap,   # LOAD_COLUMNS
     ]
     return np.hstack([group_part, np.column_stack(cols)])
 

@@ -125,6 +125,12 @@ def read_json(path: Path) -> tuple[bytes, Any]:
         raise BundleError(f"{path}: not valid JSON, truncated or corrupt? ({err})") from None
 
 
+def _either(versions) -> str:
+    """``v1``, ``v1 or v2``, ``v1, v2 or v3``: schema versions as a message names them."""
+    names = [f"v{v}" for v in versions]
+    return " or ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
 def check_schema(metadata: Any, where: str, schema: int | None = FEATURE_SCHEMA_VERSION) -> None:
     """Raise :class:`BundleError` unless ``metadata`` is a CostFuse model of feature schema ``schema``
     (``None``: any schema in :data:`SCHEMAS`; a group schema: any group schema, :func:`schema_family`)
@@ -138,7 +144,7 @@ def check_schema(metadata: Any, where: str, schema: int | None = FEATURE_SCHEMA_
     version = metadata.get("feature_schema_version")
     expected = schema_family(schema) if schema is not None else tuple(SCHEMAS)
     if version not in expected or version not in SCHEMAS:
-        computes = " or ".join(f"v{v}" for v in expected)
+        computes = _either(expected)
         raise BundleError(
             f"{where}: trained on feature schema v{version}, but this featurize computes {computes}; "
             "retrain it (costfuse-train --data DIR --export DIR) or use a matching CostFuse version")
@@ -339,7 +345,7 @@ def load_model(source: str, heads: tuple[str, ...], schema: int, tracking_uri: s
     if found in SCHEMA_ROLE and found not in schema_family(schema):
         what, its_option, its_fusion = SCHEMA_ROLE[found]
         raise BundleError(f"{source}: holds {what} (feature schema v{found}), but {option} takes "
-                          f"{SCHEMA_ROLE[schema][0]} ({' or '.join(f'v{v}' for v in schema_family(schema))}); "
+                          f"{SCHEMA_ROLE[schema][0]} ({_either(schema_family(schema))}); "
                           f"pass it as {its_option}, with {its_fusion}")
     return bundle
 

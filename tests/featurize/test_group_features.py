@@ -1,4 +1,4 @@
-"""Group-at-launch features (feature schema v2, ``featurize/group_features.py``) on hand-made kernels."""
+"""Group-at-launch features (group feature schema v4, ``featurize/group_features.py``) on hand-made kernels."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from costfuse.launch import LaunchConfig
 from costfuse.featurize.group_features import (
     GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, GROUP_SCHEMAS, JOINT_COLUMNS, LAUNCH_COLUMNS,
-    LOCAL_COLUMNS, group_features, group_static, launch_for_v1_config,
+    LOAD_COLUMNS, LOCAL_COLUMNS, group_features, group_static, launch_for_v1_config,
 )
 
 from costfuse.graph import function_blocks, generics_in
@@ -35,11 +35,12 @@ def generics():
     return get
 
 
-def test_columns_are_group_then_launch_then_joint_then_local(generics):
-    assert GROUP_FEATURE_COLUMNS == GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS + LOCAL_COLUMNS
-    assert GROUP_FEATURE_SCHEMA_VERSION == 3 and GROUP_SCHEMAS[3] == GROUP_FEATURE_COLUMNS
+def test_columns_are_group_then_launch_then_joint_then_local_then_loads(generics):
+    assert GROUP_FEATURE_COLUMNS == GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS + LOCAL_COLUMNS + LOAD_COLUMNS
+    assert GROUP_FEATURE_SCHEMA_VERSION == 4 and GROUP_SCHEMAS[4] == GROUP_FEATURE_COLUMNS
     # each schema appends to the one before: an older bundle's columns are a prefix of this code's rows
-    assert GROUP_FEATURE_COLUMNS[:len(GROUP_SCHEMAS[2])] == GROUP_SCHEMAS[2]
+    for version in (2, 3):
+        assert GROUP_FEATURE_COLUMNS[:len(GROUP_SCHEMAS[version])] == GROUP_SCHEMAS[version]
     assert len(set(GROUP_FEATURE_COLUMNS)) == len(GROUP_FEATURE_COLUMNS)
     shape = analyze_kernel(generics())
     assert list(group_static(shape)) == list(GROUP_COLUMNS)
@@ -156,3 +157,15 @@ def test_local_placement_columns_hold_the_tile_against_the_register_file(generic
     np.testing.assert_allclose(col["value_over_regfile"], [256 / 255, 16 / 128])
     np.testing.assert_array_equal(col["values_fit_regfile"], [0, 8])
     np.testing.assert_array_equal(col["local_bytes_est"], [4 * (512 - 255), 0])
+
+
+def test_the_load_column_reads_the_inputs_at_their_own_width(generics):
+    """The same softmax tile in f32 and in bf16: every pressure column is equal (values are computed in f32),
+    but a bf16 tile loads half the words, over the same register cap."""
+    launches = [KernelLaunch("persistent", 1, 8192, 1), KernelLaunch("persistent", 1, 8192, 16)]
+    f32, bf16 = (group_features(analyze_kernel(generics(8, 8192, t)), launches) for t in ("f32", "bf16"))
+    for c in ("live_values_per_thread", "tile_bytes_per_thread", "est_regs", "regs_available"):
+        np.testing.assert_array_equal(f32[:, COL[c]], bf16[:, COL[c]])
+    # one input of 4 (f32) or 2 (bf16) bytes per element; 256 and 16 elements per thread; caps 255 and 128
+    np.testing.assert_allclose(f32[:, COL["load_words_over_cap"]], [256 / 255, 16 / 128])
+    np.testing.assert_allclose(bf16[:, COL["load_words_over_cap"]], [128 / 255, 8 / 128])

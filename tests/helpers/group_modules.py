@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-NEG_INF = {"f32": "0xFF800000", "f64": "0xFFF0000000000000"}
+NEG_INF = {"bf16": "0xFF80", "f32": "0xFF800000", "f64": "0xFFF0000000000000"}
 
 
 def softmax(rows: int, n: int, t: str) -> str:

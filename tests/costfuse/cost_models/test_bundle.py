@@ -488,9 +488,9 @@ def test_check_schema_names_what_it_found_instead_of_a_model(v1_metadata):
 def test_check_schema_holds_a_model_to_the_schema_asked_for(v1_metadata):
     retrain = "retrain it (costfuse-train --data DIR --export DIR) or use a matching CostFuse version"
     assert _schema_error(v1_metadata, 2) == (
-        f"m: trained on feature schema v1, but this featurize computes v2 or v3; {retrain}")
+        f"m: trained on feature schema v1, but this featurize computes v2, v3 or v4; {retrain}")
     assert _schema_error({**v1_metadata, "feature_schema_version": 7}, None) == (
-        f"m: trained on feature schema v7, but this featurize computes v1 or v2 or v3; {retrain}")
+        f"m: trained on feature schema v7, but this featurize computes v1, v2, v3 or v4; {retrain}")
     check_schema(v1_metadata, "m", None)  # None: any known schema
     check_schema(v1_metadata, "m", 1)
 
@@ -568,10 +568,10 @@ def test_a_group_bundle_of_an_older_schema_takes_its_own_columns_from_this_codes
 
 def test_a_scaled_head_predicts_a_share_of_its_column_never_above_it(tmp_path):
     """``scale`` (bundle.HeadSpec): the booster's output is a share of the column, clipped to [0, 1]."""
-    from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS
+    from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION as NOW
 
-    d = group_bundle(tmp_path / "v3", GROUP_FEATURE_COLUMNS, 3, scale="regs_available", share=1.7)
-    head = load_bundle(d, schema=3).heads["regs"]
+    d = group_bundle(tmp_path / "now", GROUP_FEATURE_COLUMNS, NOW, scale="regs_available", share=1.7)
+    head = load_bundle(d, schema=NOW).heads["regs"]
     X = np.random.default_rng(2).random((4, len(GROUP_FEATURE_COLUMNS)))
     X[:, GROUP_FEATURE_COLUMNS.index("regs_available")] = [32, 64, 128, 255]
     np.testing.assert_allclose(head.predict(X), [32, 64, 128, 255])    # a share of 1.7 is clipped to the column
@@ -631,10 +631,10 @@ def test_an_older_group_heads_rows_reach_xgboost_at_the_width_it_was_trained_on(
 
 @pytest.mark.parametrize("share, expected", [(-0.3, 0.0), (0.5, 0.5), (1.7, 1.0)])
 def test_a_scaled_heads_share_is_clipped_to_between_none_and_all_of_its_column(tmp_path, share, expected):
-    from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS
+    from costfuse.featurize.group_features import GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION as NOW
 
-    d = group_bundle(tmp_path / "v3", GROUP_FEATURE_COLUMNS, 3, scale="regs_available", share=share)
-    head = load_bundle(d, schema=3).heads["regs"]
+    d = group_bundle(tmp_path / "now", GROUP_FEATURE_COLUMNS, NOW, scale="regs_available", share=share)
+    head = load_bundle(d, schema=NOW).heads["regs"]
     X = np.random.default_rng(4).random((3, len(GROUP_FEATURE_COLUMNS)))
     X[:, GROUP_FEATURE_COLUMNS.index("regs_available")] = [64, 128, 255]
     np.testing.assert_allclose(head.predict(X), np.array([64, 128, 255]) * expected, rtol=1e-5, atol=1e-4)
@@ -667,7 +667,7 @@ def test_a_bundle_of_the_other_seam_is_sent_to_its_own_option():
     with pytest.raises(BundleError) as err:
         load_model(str(SHIPPED_MODEL_DIR), ("spill",), 3)
     assert str(err.value) == (f"{SHIPPED_MODEL_DIR}: holds v1's edge heads (feature schema v1), but --group-model "
-                              "takes kernel-group heads (v2 or v3); pass it as --model, with --fusion elementwise")
+                              "takes kernel-group heads (v2, v3 or v4); pass it as --model, with --fusion elementwise")
 
 
 def test_a_models_uri_with_no_tracking_store_given_or_set_asks_for_one(monkeypatch):
