@@ -63,7 +63,6 @@ class _GenericCodegen:
         self.space = IndexSpace(info.extents, info.iterators, info.outputs[0].results,
                                 "[1, 1]" if info.reduction else "[1]")
         self.g = as_generic(op)
-        self.config = config
         self.reduction = bool(info.reduction)
         self.persistent = config.is_persistent(info.rnumel)
         self.n_in = len(info.inputs)
