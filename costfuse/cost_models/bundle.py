@@ -128,7 +128,7 @@ def read_json(path: Path) -> tuple[bytes, Any]:
 def _either(versions) -> str:
     """``v1``, ``v1 or v2``, ``v1, v2 or v3``: schema versions as a message names them."""
     names = [f"v{v}" for v in versions]
-    return " or ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} or {names[-1]}"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def check_schema(metadata: Any, where: str, schema: int | None = FEATURE_SCHEMA_VERSION) -> None:

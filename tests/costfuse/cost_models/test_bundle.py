@@ -676,3 +676,10 @@ def test_a_models_uri_with_no_tracking_store_given_or_set_asks_for_one(monkeypat
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     with pytest.raises(BundleError, match="pass --tracking-uri"):
         load_model("models:/costfuse-spill@champion", ("spill",), 1)
+
+
+@pytest.mark.parametrize("versions, text", [((1,), "v1"), ((1, 2), "v1 or v2"), ((2, 3, 4), "v2, v3 or v4")])
+def test_schema_versions_are_named_as_a_sentence_names_them(versions, text):
+    from costfuse.cost_models.bundle import _either
+
+    assert _either(versions) == text
