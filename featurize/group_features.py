@@ -1,4 +1,4 @@
-"""Features of a kernel group at a launch config (group feature schema v4: issue #13's v2, issue #29's v3 columns, one of issue #25).
+"""Features of a kernel group at a launch config (group feature schema v4: issue #13's v2, #29's v3, #25's v4).
 
 v1's features (:mod:`featurize.features`) describe one fused generic at one
 config.  A kernel group is several generics sharing one row loop
@@ -26,11 +26,11 @@ registers it may use at that many warps.  So the columns are:
 * loads (:data:`LOAD_COLUMNS`, schema v4, issue #25): the words a thread's
   tile loads, at the inputs' own widths, over the register file a thread
   may use.  ``live_values_per_thread`` counts every value in 32-bit words,
-  as the kernel computes (Inductor upcasts a bf16 load to f32), but the
-  loads themselves stay packed until used: an Inductor SwiGLU tile of 128
-  elements per thread spills in f32 and holds in 127-254 registers in
-  bf16, at the same live values, tile bytes and register estimate
-  (docs/training.md, "Schema v4").
+  as the kernel computes (Inductor upcasts a bf16 load to f32), but a
+  bf16 tile loads half as many words, two values to a register: an
+  Inductor SwiGLU tile of 128 elements per thread spills in f32 and holds
+  in 127-254 registers in bf16, at the same live values, tile bytes and
+  register estimate (docs/training.md, "Schema v4").
 
 Whether a tile is indexed dynamically is not a column of its own: a Triton
 block tensor is addressed by its compile-time layout (every element a thread
