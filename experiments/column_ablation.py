@@ -56,7 +56,7 @@ def held_out_aucs(X, y, families, scored, params, seed: int) -> dict[str, float]
     return out
 
 
-def markdown(kinds: list[str], spilling: dict[str, str], runs: dict, names: tuple[str, str], argv, header: str) -> str:
+def markdown(kinds: list[str], counts: dict[str, str], runs: dict, names: tuple[str, str], argv, header: str) -> str:
     older, newer = names
     seeds = sorted({s for _, s in runs})
     lines = [f"# {header}", "", f"Command: `{command_line('column_ablation.py', argv)}`  ",
@@ -72,7 +72,7 @@ def markdown(kinds: list[str], spilling: dict[str, str], runs: dict, names: tupl
     for k in kinds:
         a = [runs[older, s][k] for s in seeds]
         b = [runs[newer, s][k] for s in seeds]
-        lines.append(f"| {k} | {spilling[k]} | {' / '.join(f'{v:.3f}' for v in a)} | "
+        lines.append(f"| {k} | {counts[k]} | {' / '.join(f'{v:.3f}' for v in a)} | "
                      f"{' / '.join(f'{v:.3f}' for v in b)} | {np.mean(b) - np.mean(a):+.4f} |")
     return "\n".join(lines) + "\n"
 
@@ -115,11 +115,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[column_ablation] seed {seed}, {name} columns", file=sys.stderr, flush=True)
             runs[name, seed] = held_out_aucs(table.X[columns[name]], y, families, scored, params, seed)
     kinds = sorted(runs[names[0], seeds[0]], key=lambda k: np.mean([runs[names[1], s][k] for s in seeds]))
-    spilling = {k: f"{int((families[scored] == k).sum())} / {int(y[scored & (families == k)].sum())}" for k in kinds}
+    counts = {k: f"{int((families[scored] == k).sum())} / {int(y[scored & (families == k)].sum())}" for k in kinds}
     added = [c for c in columns[names[1]] if c not in columns[names[0]]]
     header = (f"Group schema {names[1]} against {names[0]} (adds {', '.join(added)}): held-out spill AUC on the "
               f"dataset-v{args.version} rows of each kind")
-    emit(markdown(kinds, spilling, runs, names, argv, header), args.report)
+    emit(markdown(kinds, counts, runs, names, argv, header), args.report)
     return 0
 
 

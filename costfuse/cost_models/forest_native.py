@@ -6,7 +6,8 @@ tree walk most of an Inductor decision (a cross-entropy backward kernel walks
 ~100 of its configs before one is predicted spill-free: 3-5 ms, against the
 2 ms of issue #25).  The same walk in C costs 3-6 µs per row, and a call's
 fixed cost falls from about 0.07 to 0.03 ms
-(``experiments/results/bench_decisions.md``, "Prediction cost per call").  No new dependency: the source is compiled with ``$CC`` (default ``cc``),
+(``experiments/results/bench_decisions.md``, "Prediction cost per call").
+No new dependency: the source is compiled with ``$CC`` (default ``cc``),
 which any machine that runs Triton kernels has (Triton builds its own launcher
 with it), into ``$COSTFUSE_CACHE_DIR/forest/``, once per source and compiler,
 written atomically so concurrent processes cannot clash; ``ctypes`` loads it.
