@@ -15,6 +15,13 @@ CPU, cached by kernel id), and the heads' spill verdicts there are scored
 against ptxas: recall and precision on spilling configs, and how many picks
 spill, at the F1 cut and at the handler's recall cut.
 
+It also scores ``prune`` on the same held-out programs: Inductor's own
+candidate configs (the default and max-autotune lists, ``config_source``) of
+every test kernel the handler decides in its mode, each labelled by the
+dataset's ptxas compile (no new compile), dropped or kept at each cut.  The
+report's blocks hold 19 spilling candidates; these hold more, from programs
+the heads never saw.
+
     python experiments/inductor_decisions.py [--model costfuse/models/inductor] [--top 5] [--jobs 2]
 
 writes ``experiments/results/inductor_decisions.md``.  ``--model
@@ -52,7 +59,14 @@ def datasets(meta: dict) -> list[Path]:
 
 def test_kernels(model: Path, seed: int = 0):
     """One v3 row per reduction kernel (by source hash) of the test programs of ``model``'s training split,
-    and the number of test programs: the datasets its ``metadata.json`` names, split as ``costfuse-train``
+    and the number of test programs (:func:`test_rows`)."""
+    rows, programs = test_rows(model, seed)
+    return rows.drop_duplicates("source_hash").reset_index(drop=True), programs
+
+
+def test_rows(model: Path, seed: int = 0):
+    """Every compiled v3 row of a reduction kernel of the test programs of ``model``'s training split, and
+    the number of test programs: the datasets its ``metadata.json`` names, split as ``costfuse-train``
     splits them."""
     from costfuse.data.store import read_dataset, shard_version, shards
     from costfuse.train.group_dataset import load_group_table
@@ -68,7 +82,7 @@ def test_kernels(model: Path, seed: int = 0):
     df = read_dataset(next(d for d in dirs if shard_version(shards(d)[0]) == 3), 3)
     df = df[(df["status"] == "ok") & df["kernel_desc"].notna() & df["heuristic"].isin(REDUCTIONS)
             & df["program_id"].isin(set(test["program_id"]))]
-    return df.drop_duplicates("source_hash").reset_index(drop=True), test["program_id"].nunique()
+    return df.reset_index(drop=True), test["program_id"].nunique()
 
 
 def require_trained_data(meta: dict) -> None:
@@ -137,8 +151,81 @@ def score_at(cut: str, model: Path, rows, top: int, jobs: int) -> Scored:
                   [(m[2], m[3], r.spill_bytes, r.regs) for m, r in ok if r.spill_bytes and not m[0]])
 
 
+PRUNE_SOURCES = ("inductor", "max_autotune")   # the candidate lists prune sees (data/inductor_job.py)
+
+
+@dataclasses.dataclass
+class Pruned:
+    """What ``prune`` does at one cut to Inductor's candidates of the decided test kernels: per candidate,
+    whether ptxas found it spilling (``truth``) and whether the cut drops it (``dropped``)."""
+
+    cut: str
+    p_cut: float
+    truth: np.ndarray
+    dropped: np.ndarray
+
+    def line(self) -> str:
+        spill, free = self.truth, ~self.truth
+        drop_spill, drop_free = self.dropped[spill].mean(), self.dropped[free].mean()
+        return (f"| {self.cut} | {self.p_cut:.3f} | {int(self.dropped[spill].sum())} of {int(spill.sum())} "
+                f"({100 * drop_spill:.1f}%) | {_met(drop_spill >= 0.95)} | {int(self.dropped[free].sum())} of "
+                f"{int(free.sum())} ({100 * drop_free:.1f}%) | {_met(drop_free <= 0.05)} |")
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "**not met**"
+
+
+def prune_scores(model: Path, rows) -> tuple[list[Pruned], int]:
+    """:class:`Pruned` at the F1 and recall cuts over the candidates (``config_source`` in
+    :data:`PRUNE_SOURCES`) of every kernel of ``rows`` the handler decides in its own mode, and the number of
+    those kernels."""
+    from costfuse.featurize.inductor_kernel import kernel_from_dict
+    from costfuse.inductor.configs import launch_of
+    from costfuse.inductor.decide import Decider
+
+    decider = Decider(str(model), "sm_90", "recall")
+    cand = rows[rows["config_source"].fillna("").str.split(",").map(lambda s: bool(set(s) & set(PRUNE_SOURCES)))]
+    truth, p_spill, kernels = [], [], 0
+    for _, g in cand.groupby("source_hash", sort=True):
+        kernel = kernel_from_dict(json.loads(g["kernel_desc"].iloc[0]))
+        mode = "persistent" if bool(g["persistent"].iloc[0]) else "looped"
+        if decider.pick(kernel, mode)[0] is None:   # left to Inductor: prune leaves its list alone
+            continue
+        kernels += 1
+        launches = [launch_of({"XBLOCK": int(r.xblock), "R0_BLOCK": int(r.rblock)}, int(r.num_warps),
+                              mode == "persistent", kernel.n) for r in g.itertuples()]
+        p_spill += list(decider.predict(kernel, launches)["p_spill"])
+        truth += list((g["spill_store_bytes"] + g["spill_load_bytes"]).to_numpy() > 0)
+    truth, p_spill = np.array(truth, bool), np.array(p_spill, float)
+    return [Pruned(cut, decider.heads.cut_threshold(cut), truth, p_spill >= decider.heads.cut_threshold(cut))
+            for cut in ("f1", "recall")], kernels
+
+
+def prune_section(model: Path, rows) -> list[str]:
+    """The report's ``prune`` section (see the module docstring); the cut ``prune`` drops at is named."""
+    from costfuse.inductor.decide import PRUNE_SPILL_CUT
+
+    scored, kernels = prune_scores(model, rows)
+    return [
+        "",
+        "## `prune` on the test programs' Inductor candidates",
+        "",
+        f"Inductor's default and max-autotune candidates of the {kernels} test kernels the handler decides in "
+        f"their own mode, labelled by the dataset's ptxas compiles: {len(scored[0].truth)} candidates, "
+        f"{int(scored[0].truth.sum())} spilling. `prune` drops at the `{PRUNE_SPILL_CUT}` cut "
+        "(`costfuse/inductor/decide.py`, `PRUNE_SPILL_CUT`)."
+        + ("" if scored[0].truth.sum() >= 30 else " Fewer than 30 spilling candidates: the rates rest on few spills."),
+        "",
+        "| spill cut | P(spill) | spilling dropped | >= 95% | spill-free dropped | <= 5% |",
+        "|---|---|---|---|---|---|",
+        *(p.line() for p in scored),
+    ]
+
+
 def run(model: Path, top: int, jobs: int, command: str) -> str:
-    rows, programs = test_kernels(model)
+    everything, programs = test_rows(model)
+    rows = everything.drop_duplicates("source_hash").reset_index(drop=True)
     f1, recall = score_at("f1", model, rows, top, jobs), score_at("recall", model, rows, top, jobs)
     decided = len(rows) - recall.fallbacks
     lines = [
@@ -161,6 +248,7 @@ def run(model: Path, top: int, jobs: int, command: str) -> str:
         "",
     ]
     lines += cut_tables((("recall (the handler's)", recall), ("f1", f1)), "program/kernel")
+    lines += prune_section(model, everything)
     return "\n".join(lines) + "\n"
 
 

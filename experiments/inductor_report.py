@@ -307,11 +307,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = [r for r in rows if "error" not in r]
     png = Path(args.report).with_suffix(".png") if args.report != "-" else RESULTS / "inductor_report.png"
     plot(rows, png)
-    from costfuse.inductor.decide import HANDLER_SPILL_CUT
+    from costfuse.inductor.decide import HANDLER_SPILL_CUT, PRUNE_SPILL_CUT
 
     rule = "the fastest predicted spill-free config of every mode" if args.fastest else \
         ("persistent when some persistent config is predicted spill-free, then the mode's config of least expected "
-         "time (docs/inductor.md, \"Decisions\"); `prune` drops candidates at the heads' F1 cut")
+         f"time (docs/inductor.md, \"Decisions\"); `prune` drops candidates at the heads' `{PRUNE_SPILL_CUT}` cut")
     command = command_line("inductor_report.py", argv)
     text = markdown(rows, summarize(rows), command, png.name,
                     args.spill_cut or HANDLER_SPILL_CUT, errors, rule)

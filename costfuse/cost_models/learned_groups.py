@@ -278,7 +278,7 @@ def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback,
 
 def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
                  static: dict[str, float] | None = None, configs: list | None = None, spill_slowdown: float = 1.0,
-                 regs: bool = True, arrays=None):
+                 regs: bool = True, arrays=None, lead: str | None = None):
     """``(estimate, "")`` of the fastest config of ``shape`` (a :class:`costfuse.row_kernel.RowKernel`)
     predicted spill-free, or ``(None, why)`` when the heads cannot decide: the group lies outside the
     training range, or no config is predicted within ``spill_budget``.  ``static``: the group's
@@ -309,7 +309,16 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     The mode stays the time's choice: across modes the bytes differ, and a
     safer mode that moves more bytes is not what the weight is for.  Batches
     go on until the next one's fastest time cannot beat the best expected time.
+
+    ``lead`` (zero budget only): a mode whose configs the heads walk first, each
+    mode in time order, so the pick is of that mode whenever one of its configs
+    is predicted spill-free, and of the time's choice otherwise: the Inductor
+    handler's persistent-first rule in one walk over the whole space, where two
+    walks (the lead mode's configs, then the rest) featurized, scored and
+    predicted twice (``experiments/results/inductor_report.md``).
     """
+    if lead is not None and spill_budget > 0:
+        raise ValueError("learned_pick: a lead mode orders the walk of a zero spill budget, not a positive one")
     why = heads.group_outside(static) if static is not None else ""   # a kernel's own columns: refused at once
     if not why:
         if configs is None:
@@ -322,10 +331,13 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
         return None, f"group outside the training range ({why})"
     base = score_configs(shape, configs, target, predicted_spill=np.zeros(len(configs)), arrays=arrays)
     by_time = np.argsort(base.time_s, kind="stable")
+    if lead is not None:   # the lead mode's configs first, each part still in time order
+        by_time = by_time[np.argsort(arrays.mode[by_time] != lead, kind="stable")]
     order = by_time[~out_of_range[by_time]].tolist()
     rejected = np.where(out_of_range, "is outside the training range", "").tolist()   # for --explain (issue #29)
     if spill_budget <= 0 and spill_slowdown > 1:
-        return _least_expected_time(heads, X, base, order, spill_slowdown, rejected, regs)
+        first = BATCH + (0 if lead is None else int(np.count_nonzero(arrays.mode[order] == lead)))
+        return _least_expected_time(heads, X, base, order, spill_slowdown, rejected, regs, first)
     scored = 0
     for idx in ([order] if spill_budget > 0 else batches(order)):
         pred = heads.predict(X[idx], spill_bytes=spill_budget > 0)
@@ -354,13 +366,17 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
 
 
 def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int], spill_slowdown: float,
-                         rejected: list[str], regs: bool = True):
+                         rejected: list[str], regs: bool = True, first: int = BATCH):
     """:func:`learned_pick` with ``spill_slowdown``: the mode of the fastest config predicted spill-free, then
     that mode's config predicted spill-free of least expected time (configs in ``order``, fastest first).
     ``rejected``: why each config was turned down so far (filled in here with the predicted spills), for the
-    reason a looped pick gives for the persistent config of fewer bytes it passed over (issue #29)."""
+    reason a looped pick gives for the persistent config of fewer bytes it passed over (issue #29).
+    ``first``: the configs of the first call (then twice as many each call): with a lead mode, its whole
+    part and :data:`BATCH` more, so a pick of that mode takes one call and a pick past it one call fewer
+    (the rows a call predicts never change the pick, only the time: a call's fixed cost, cold inside
+    Inductor's codegen, is several rows' worth, ``experiments/results/inductor_report.md``)."""
     best = None   # (expected time, config index, P(spill))
-    mode, scored, todo, size = None, 0, list(order), BATCH
+    mode, scored, todo, size = None, 0, list(order), min(first, largest_call())
     times, cap = base.time_s.tolist(), largest_call()
     while todo and (best is None or times[todo[0]] < best[0]):
         if best is None:   # looking for the mode: batches as batches() cuts them

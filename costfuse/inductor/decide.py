@@ -86,17 +86,14 @@ def _as_pick(est, regs_of) -> Pick:
 
 
 @lru_cache(maxsize=4096)
-def _inductor_space(pointwise: bool, n: int, n_rows: int) -> tuple[tuple[KernelLaunch, ...], tuple[KernelLaunch, ...]]:
-    """The configs of :func:`costfuse.launch.config_space` Inductor can generate, persistent ones apart, for a
-    kernel of this kind and size: the same for every kernel of a model's layers, so built once."""
-    space = [c for c in space_of(pointwise, n, n_rows) if inductor_can_launch(c)]
-    return (tuple(c for c in space if c.mode == "persistent"), tuple(c for c in space if c.mode != "persistent"))
-
-
-@lru_cache(maxsize=4096)
-def _inductor_arrays(pointwise: bool, n: int, n_rows: int) -> tuple[LaunchArrays, LaunchArrays]:
-    """:func:`_inductor_space`'s two parts as :class:`costfuse.launch.LaunchArrays`, built once as well."""
-    return tuple(frozen_launch_arrays(part) for part in _inductor_space(pointwise, n, n_rows))
+def _inductor_space(pointwise: bool, n: int, n_rows: int, mode: str | None) -> tuple[tuple[KernelLaunch, ...],
+                                                                                     LaunchArrays]:
+    """The configs of :func:`costfuse.launch.config_space` Inductor can generate for a kernel of this kind and
+    size (of ``mode`` only, unless ``None``), and those as :class:`costfuse.launch.LaunchArrays`: the same for
+    every kernel of a model's layers, so built once."""
+    space = tuple(c for c in space_of(pointwise, n, n_rows)
+                  if inductor_can_launch(c) and (mode is None or c.mode == mode))
+    return space, frozen_launch_arrays(space)
 
 
 def model_uuid(decider: "Decider", mode: str) -> str:
@@ -152,28 +149,16 @@ class Decider:
         """``(Pick, "")`` for ``kernel``, among the configs of ``mode`` Inductor can generate; ``(None, why)``
         when the heads cannot decide it.  ``mode`` ``None``: persistent when the heads predict some
         persistent config spill-free and :attr:`persistent_first`, else the fastest of every mode (see
-        :attr:`persistent_first`)."""
-        persistent, others = _inductor_space(kernel.pointwise, kernel.n, kernel.n_rows)
-        persistent_arrays, others_arrays = _inductor_arrays(kernel.pointwise, kernel.n, kernel.n_rows)
-        regs_of = partial(self._regs_at, kernel)
-        space, arrays = persistent + others, None
-        if mode is None and self.persistent_first:
-            if persistent:   # featurized apart: most kernels stop here, at a tenth of the space
-                est, _ = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns,
-                                      configs=list(persistent), spill_slowdown=self.spill_slowdown, regs=False,
-                                      arrays=persistent_arrays)
-                if est is not None:
-                    return _as_pick(est, regs_of), ""
-            space, arrays = others, others_arrays
-        if mode is not None:
-            space, arrays = tuple(c for c in space if c.mode == mode), None
-            if not space:
-                return None, f"no {mode} config fits the kernel"
+        :attr:`persistent_first`), in one walk over the space (``learned_pick``'s ``lead``)."""
+        space, arrays = _inductor_space(kernel.pointwise, kernel.n, kernel.n_rows, mode)
+        if not space:
+            return None, f"no {mode or 'Inductor'} config fits the kernel"
+        lead = "persistent" if mode is None and self.persistent_first else None
         est, why = learned_pick(self.heads, kernel, self.target, static=kernel.group_columns, configs=list(space),
-                                spill_slowdown=self.spill_slowdown, regs=False, arrays=arrays)
+                                spill_slowdown=self.spill_slowdown, regs=False, arrays=arrays, lead=lead)
         if est is None:
             return None, why
-        return _as_pick(est, regs_of), ""
+        return _as_pick(est, partial(self._regs_at, kernel)), ""
 
     def _regs_at(self, kernel, launch: KernelLaunch) -> float:
         """The register head's prediction for ``kernel`` at ``launch`` (a :class:`Pick`'s, when read)."""

@@ -55,3 +55,34 @@ def test_a_model_trained_on_other_data_is_refused_not_scored(tmp_path):
     idec.require_trained_data(meta)                       # the shipped heads match the shipped data
     with pytest.raises(SystemExit, match="changed since the model was trained"):
         idec.require_trained_data({**meta, "dataset_hash": "0" * 16 + "+" + meta["dataset_hash"].split("+", 1)[1]})
+
+
+def test_prune_is_scored_on_inductors_candidates_of_the_decided_kernels_with_their_ptxas_labels(monkeypatch):
+    """prune_scores: only the default and max-autotune candidates (not the forced lists, not the sampled
+    configs), of kernels the handler decides in their own mode; each cut drops what P(spill) >= its
+    threshold; the truth is the dataset's spill bytes."""
+    from costfuse.data.store import read_dataset
+
+    rows = read_dataset(REPO / "data" / "sm90_inductor_v1", 3)
+    rows = rows[(rows.status == "ok") & rows.kernel_desc.notna() & rows.heuristic.isin(idec.REDUCTIONS)]
+    rows = rows[rows.source_hash.isin(rows.source_hash.drop_duplicates().head(40))]
+    sources = rows.config_source.fillna("").str.split(",")
+    candidates = rows[sources.map(lambda s: bool(set(s) & {"inductor", "max_autotune"}))]
+    assert 0 < len(candidates) < len(rows)
+    scored, kernels = idec.prune_scores(idec.SHIPPED, rows)
+    f1, recall = scored
+    assert (f1.cut, recall.cut) == ("f1", "recall") and f1.p_cut > recall.p_cut
+    assert 0 < kernels <= candidates.source_hash.nunique() and len(f1.truth) <= len(candidates)
+    assert (f1.dropped <= recall.dropped).all()   # a lower cut drops every config a higher one drops
+    # the section names the cut prune uses and judges both goals per cut
+    monkeypatch.setattr(idec, "prune_scores", lambda model, rows: (scored, kernels))
+    text = "\n".join(idec.prune_section(idec.SHIPPED, rows))
+    from costfuse.inductor.decide import PRUNE_SPILL_CUT
+
+    assert f"`prune` drops at the `{PRUNE_SPILL_CUT}` cut" in text and text.count("| f1 |") == 1
+    decider = Decider("", "sm_90", "recall")
+    decided = [g for _, g in candidates.groupby("source_hash")
+               if decider.pick(kernel_from_dict(json.loads(g.kernel_desc.iloc[0])),
+                               "persistent" if g.persistent.iloc[0] else "looped")[0] is not None]
+    assert len(decided) == kernels and len(f1.truth) == sum(map(len, decided))
+    assert int(f1.truth.sum()) == sum(int(((g.spill_store_bytes + g.spill_load_bytes) > 0).sum()) for g in decided)

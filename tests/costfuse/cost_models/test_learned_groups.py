@@ -379,6 +379,60 @@ def test_how_many_rows_a_prediction_call_takes_never_changes_the_pick(monkeypatc
     assert max(small[3]) <= lg.SMALL_BATCH < max(large[3]) and len(large[3]) <= len(small[3])
 
 
+@pytest.mark.parametrize("lead_free", [True, False])
+@pytest.mark.parametrize("slowdown", [5.05, 1.0])
+def test_a_lead_mode_walk_picks_as_two_walks_do_and_calls_once_for_that_modes_configs(monkeypatch, slowdown,
+                                                                                     lead_free):
+    """``lead`` (the Inductor handler's persistent-first rule in one walk; looped leads here, since this
+    softmax's fastest configs are persistent): the same launch and P(spill) as walking the lead mode's
+    configs alone and then, with none predicted spill-free, the rest alone; its first call takes every
+    config of the lead mode and the first BATCH of the rest; a positive budget refuses a lead."""
+    from helpers.peer_kernels import Kernels
+    from helpers.peer_kernels import softmax as softmax_program
+
+    from costfuse.cost_models import learned_groups as lg
+    from costfuse.targets import get_target
+
+    target = get_target("sm_90")
+    k = Kernels(softmax_program(64, 4096))
+    shape = k.shape()
+    configs = config_space(shape)
+    index = {c: i for i, c in enumerate(configs)}
+    lead = [c for c in configs if c.mode == "looped"]
+    rest = [c for c in configs if c.mode != "looped"]
+    assert lead and rest
+    monkeypatch.setattr(lg, "group_features", lambda shape, configs, arch, static=None, arrays=None:
+                        np.array([[index[c]] for c in configs], float))
+
+    class Heads(_RiskyFastest):   # the lead mode's configs all spill unless lead_free; P(spill) varies
+        def predict(self, X, spill_bytes=True):
+            self.calls.append(len(X))
+            i = X[:, 0].astype(int)
+            spills = np.array([(configs[j].mode == "looped" and not lead_free) or j % 3 == 0 for j in i])
+            return {"p_spill": np.where(spills, 0.9, 0.02 * (i % 7)), "spills": spills,
+                    "spill_bytes": np.where(spills, 8.0, 0.0)}
+
+    def heads():
+        h = Heads(-1, 0.0)
+        h.calls = []
+        return h
+
+    one_walk = heads()
+    one, _ = lg.learned_pick(one_walk, shape, target, spill_slowdown=slowdown, lead="looped")
+    two, _ = lg.learned_pick(heads(), shape, target, configs=lead, spill_slowdown=slowdown)
+    if two is None:
+        two, _ = lg.learned_pick(heads(), shape, target, configs=rest, spill_slowdown=slowdown)
+    assert (one.launch, one.p_spill) == (two.launch, two.p_spill)
+    assert one.launch.mode == ("looped" if lead_free else "persistent")
+    unled, _ = lg.learned_pick(heads(), shape, target, spill_slowdown=slowdown)
+    assert unled.launch.mode == "persistent"   # without the lead, the time's choice
+    if slowdown > 1:   # the lead mode's configs and BATCH more; a call takes at most largest_call() rows
+        assert one_walk.calls[0] == min(len(lead) + lg.BATCH, lg.largest_call())
+        assert len(one_walk.calls) == 1 or not lead_free or len(lead) + lg.BATCH > lg.largest_call()
+    with pytest.raises(ValueError, match="lead mode"):
+        lg.learned_pick(heads(), shape, target, spill_budget=8.0, lead="looped")
+
+
 @pytest.mark.parametrize("slowdown", [5.0, 1.0])
 def test_a_pick_without_registers_is_the_same_pick_and_never_asks_the_register_head(monkeypatch, slowdown):
     """``regs=False`` (the Inductor handler's, which predicts them only when read): the same launch, P(spill)

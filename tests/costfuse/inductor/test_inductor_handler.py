@@ -313,11 +313,15 @@ def test_more_reductions_than_training_are_left_to_inductor_before_the_kernel_is
     assert d.pick is None and d.kernel is None and d.reason == "group outside the training range (n_reduce=1 not in [0, 0])"
 
 
-def test_the_inductor_handlers_cached_arrays_are_its_two_spaces():
-    from costfuse.inductor.decide import _inductor_arrays, _inductor_space
+def test_the_inductor_handlers_cached_spaces_are_the_configs_inductor_can_launch_per_mode():
+    from costfuse.inductor.configs import inductor_can_launch
+    from costfuse.inductor.decide import _inductor_space
+    from costfuse.launch import space_of
 
-    persistent, others = _inductor_space(False, 4096, 64)
-    a_p, a_o = _inductor_arrays(False, 4096, 64)
-    assert list(a_p.mode) == [c.mode for c in persistent] == ["persistent"] * len(persistent)
-    assert list(a_o.rblock) == [c.rblock for c in others] and not a_o.rblock.flags.writeable
-    assert _inductor_arrays(False, 4096, 64)[0] is a_p
+    whole, arrays = _inductor_space(False, 4096, 64, None)
+    assert whole == tuple(c for c in space_of(False, 4096, 64) if inductor_can_launch(c))
+    assert list(arrays.rblock) == [c.rblock for c in whole] and not arrays.rblock.flags.writeable
+    persistent, p_arrays = _inductor_space(False, 4096, 64, "persistent")
+    assert persistent == tuple(c for c in whole if c.mode == "persistent") and persistent
+    assert list(p_arrays.mode) == ["persistent"] * len(persistent)
+    assert _inductor_space(False, 4096, 64, "persistent")[1] is p_arrays
