@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from costfuse.estimates import elem_bits, words
 
@@ -40,9 +40,10 @@ if TYPE_CHECKING:   # only body_of reads MLIR; the analyses run on plain Bodies 
 CONSTANT_OPS = frozenset({"arith.constant"})
 """Ops whose result is a uniform scalar: an immediate, not a per-element register."""
 
-@dataclass(frozen=True)
-class Node:
-    """One body op: its name and the value ids it reads and defines."""
+class Node(NamedTuple):
+    """One body op: its name and the value ids it reads and defines.  A named tuple, not a frozen
+    dataclass: a body is built one node per op, and a frozen dataclass's ``__init__`` (``object.__setattr__``
+    per field) was a quarter of walking an Inductor loop body into liveness (``describe.body_live_words``)."""
 
     name: str
     operands: tuple[int, ...]
