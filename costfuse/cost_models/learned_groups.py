@@ -336,8 +336,9 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
     order = by_time[~out_of_range[by_time]].tolist()
     rejected = np.where(out_of_range, "is outside the training range", "").tolist()   # for --explain (issue #29)
     if spill_budget <= 0 and spill_slowdown > 1:
-        first = BATCH + (0 if lead is None else int(np.count_nonzero(arrays.mode[order] == lead)))
-        return _least_expected_time(heads, X, base, order, spill_slowdown, rejected, regs, first)
+        first = BATCH + (0 if lead is None else int(np.count_nonzero((arrays.mode == lead) & ~out_of_range)))
+        return _least_expected_time(heads, X, base, order, spill_slowdown, rejected, arrays.mode.tolist(), regs,
+                                    first)
     scored = 0
     for idx in ([order] if spill_budget > 0 else batches(order)):
         pred = heads.predict(X[idx], spill_bytes=spill_budget > 0)
@@ -366,7 +367,7 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
 
 
 def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int], spill_slowdown: float,
-                         rejected: list[str], regs: bool = True, first: int = BATCH):
+                         rejected: list[str], modes: list[str], regs: bool = True, first: int = BATCH):
     """:func:`learned_pick` with ``spill_slowdown``: the mode of the fastest config predicted spill-free, then
     that mode's config predicted spill-free of least expected time (configs in ``order``, fastest first).
     ``rejected``: why each config was turned down so far (filled in here with the predicted spills), for the
@@ -374,7 +375,8 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
     ``first``: the configs of the first call (then twice as many each call): with a lead mode, its whole
     part and :data:`BATCH` more, so a pick of that mode takes one call and a pick past it one call fewer
     (the rows a call predicts never change the pick, only the time: a call's fixed cost, cold inside
-    Inductor's codegen, is several rows' worth, ``experiments/results/inductor_report.md``)."""
+    Inductor's codegen, is several rows' worth, ``experiments/results/inductor_report.md``).  ``modes``: each
+    config's mode, in a list (the launch arrays' modes: asking a few hundred configs for theirs cost more)."""
     best = None   # (expected time, config index, P(spill))
     mode, scored, todo, size = None, 0, list(order), min(first, largest_call())
     times, cap = base.time_s.tolist(), largest_call()
@@ -388,13 +390,13 @@ def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int
         scored += len(idx)
         for k in np.flatnonzero(pred["spills"]):
             rejected[idx[k]] = f"is predicted to spill (P(spill)={pred['p_spill'][k]:.2f})"
-        ok = [k for k in np.flatnonzero(~pred["spills"]) if mode is None or base.configs[idx[k]].mode == mode]
+        ok = [k for k in np.flatnonzero(~pred["spills"]) if mode is None or modes[idx[k]] == mode]
         if not ok:
             continue
         if mode is None:
-            mode = base.configs[idx[ok[0]]].mode
-            ok = [k for k in ok if base.configs[idx[k]].mode == mode]
-            todo = [i for i in todo if base.configs[i].mode == mode]
+            mode = modes[idx[ok[0]]]
+            ok = [k for k in ok if modes[idx[k]] == mode]
+            todo = [i for i in todo if modes[i] == mode]
         expected = expected_time(base.time_s[idx], pred["p_spill"], spill_slowdown)
         k = min(ok, key=lambda k: expected[k])
         if best is None or expected[k] < best[0]:
