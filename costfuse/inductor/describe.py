@@ -159,17 +159,18 @@ def body_live_words(body, buffers: dict[str, KernelBuffer]) -> int:
     ids: dict = {}
     types: list[str] = []
     nodes: list[Node] = []
-    for fx in graph.nodes:
-        if fx.op != "call_method" or fx.target in ("store", "store_reduction"):
-            if fx.op == "call_method":   # a store reads its value
-                operands = tuple(ids[a] for a in fx.args if a in ids)
-                nodes.append(Node("linalg.yield", operands, ()))
+    for fx in graph.nodes:   # a few dozen ops per body, several bodies per decision: kept to plain lookups
+        op, target, args = fx.op, fx.target, fx.args
+        if op != "call_method":
             continue
-        operands = tuple(ids[a] for a in fx.args if a in ids)
-        ids[fx] = len(types)
-        wide = fx.target == "load" and len(fx.args) > 1 and getattr(buffers.get(fx.args[1]), "bits", 32) == 64
+        operands = tuple([ids[a] for a in args if a in ids])
+        if target == "store" or target == "store_reduction":   # a store reads its value, defines nothing
+            nodes.append(Node("linalg.yield", operands, ()))
+            continue
+        value = ids[fx] = len(types)
+        wide = target == "load" and len(args) > 1 and getattr(buffers.get(args[1]), "bits", 32) == 64
         types.append("i64" if wide else "f32")
-        nodes.append(Node(mlir_name(fx.target), operands, (ids[fx],)))
+        nodes.append(Node(mlir_name(target), operands, (value,)))
     if not nodes:
         return 1
     bits = tuple(64 if t == "i64" else 32 for t in types)
