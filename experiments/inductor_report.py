@@ -95,6 +95,33 @@ def run(only: str, jobs: int, timeout_s: float, repeats: int, spill_cut: str | N
     return rows
 
 
+REFERENCE_PICKS = 30
+
+
+def reference_pick_ms(picks: int = REFERENCE_PICKS) -> float:
+    """Milliseconds of one reference decision: ``Decider.pick`` on the first described reduction kernel of
+    ``data/sm90_inductor_v1``'s first shard, rebuilt from its description for each pick (nothing cached on
+    it), outside Inductor's codegen; the median of ``picks``.  The same work in every run, so the decision
+    times of two runs compare in proportion to it: this shared machine's speed moves between runs."""
+    import time
+
+    from costfuse.data.store import read_shard, shards
+    from costfuse.featurize.inductor_kernel import kernel_from_dict
+    from costfuse.inductor.decide import HANDLER_SPILL_CUT, Decider
+
+    table = read_shard(shards(REPO / "data" / "sm90_inductor_v1")[0], 3).to_pandas()
+    desc = next(d for d, h in zip(table["kernel_desc"], table["heuristic"]) if d and h == "reduction")
+    decider = Decider(spill_cut=HANDLER_SPILL_CUT)
+    decider.pick(kernel_from_dict(json.loads(desc)))   # the first pick loads the heads
+    times = []
+    for _ in range(picks):
+        kernel = kernel_from_dict(json.loads(desc))
+        t0 = time.perf_counter()
+        decider.pick(kernel)
+        times.append(time.perf_counter() - t0)
+    return 1e3 * statistics.median(times)
+
+
 def _pct(a: int, b: int) -> str:
     return "n/a" if b == 0 else f"{100 * a / b:.1f}%"
 
@@ -186,7 +213,7 @@ def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, 
         "(docs/inductor.md), every config compiled with Triton's ptxas (`costfuse.data.compile`). "
         f"The model is {model_text()}, deciding at the spill head's `{spill_cut}` cut; the rule: {rule}. "
         f"The heads' trees were walked {rows[0].get('trees', '(not recorded)') if rows else '(no kernel)'}. "
-        "GPU latency: not measured.",
+        + _speed_text(rows) + "GPU latency: not measured.",
         "",
         "## Goals",
         "",
@@ -260,6 +287,17 @@ def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, 
     return "\n".join(out) + "\n"
 
 
+def _speed_text(rows: list[dict]) -> str:
+    """The machine's speed in this run (:func:`reference_pick_ms`), where the run recorded it."""
+    ref = rows[0].get("reference_pick_ms") if rows else None
+    if not ref:
+        return ""
+    return (f"Machine speed: a reference decision (`Decider.pick` on the first described reduction kernel of "
+            f"`data/sm90_inductor_v1`'s first shard, outside Inductor's codegen, median of {REFERENCE_PICKS}) took "
+            f"{ref[0]:.2f} ms before the blocks and {ref[1]:.2f} ms after: decision times of two runs compare in "
+            "proportion to it. ")
+
+
 def plot(rows: list[dict], path: Path) -> None:
     import matplotlib
 
@@ -301,7 +339,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.render:
         rows = [json.loads(line) for line in Path(args.kernels).read_text().splitlines() if line.strip()]
     else:
+        before = reference_pick_ms()
         rows = run(args.only, args.jobs, args.timeout, args.repeats, args.spill_cut, not args.fastest)
+        speed = {"reference_pick_ms": [round(before, 3), round(reference_pick_ms(), 3)]}
+        rows = [{**r, **speed} for r in rows]
         Path(args.kernels).write_text("".join(json.dumps(r) + "\n" for r in rows))
     errors = [r for r in rows if "error" in r]
     rows = [r for r in rows if "error" not in r]

@@ -50,3 +50,22 @@ def test_the_report_says_how_the_trees_were_walked(monkeypatch):
     assert "The heads' trees were walked in C (`costfuse/cost_models/forest_native.py`)." in text
     assert "walked (not recorded)" in ir.markdown([_row("a", 1.5, True)], ir.summarize(rows), "cmd", "x.png",
                                                   "recall", [], "rule")
+
+
+def test_the_report_states_the_machines_speed_where_the_run_recorded_it(monkeypatch):
+    """reference_pick_ms: a real decision's milliseconds (positive, finite), timed as many picks as asked,
+    each on a kernel rebuilt from its description; the report quotes a run's two figures, and says
+    nothing of the speed for a run that recorded none."""
+    import math
+    import time
+
+    calls = []
+    real = time.perf_counter
+    monkeypatch.setattr(time, "perf_counter", lambda: calls.append(1) or real())
+    ms = ir.reference_pick_ms(picks=3)
+    assert len(calls) == 6 and 0 < ms < 1e3 and math.isfinite(ms)   # two clock reads per timed pick
+    rows = [{**_row("a", 1.5, True), "reference_pick_ms": [0.81, 0.93]}]
+    text = ir.markdown(rows, ir.summarize(rows), "cmd", "x.png", "recall", [], "rule")
+    assert "took 0.81 ms before the blocks and 0.93 ms after" in text
+    bare = ir.markdown([_row("a", 1.5, True)], ir.summarize(rows), "cmd", "x.png", "recall", [], "rule")
+    assert "Machine speed" not in bare
