@@ -225,10 +225,10 @@ def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, job
             r.dram_bytes = {"costfuse": kernel.dram_bytes_at(launch, handler.decider.target),
                             "inductor": kernel.dram_bytes_at(theirs, handler.decider.target)}
             r.features_s = features_seconds(handler.decider, kernel)
-            # what prune would drop: the heads' verdicts at prune's cut
+            # what prune would drop: the heads' verdicts at prune's cut, and P(spill) for any other cut
             predicted = handler.decider.predict(kernel, [k.launch(c) for c in k.candidates], PRUNE_SPILL_CUT)
-            for e, s, regs in zip(r.inductor, predicted["spills"], predicted["regs"]):
-                e["predicted_spill"], e["predicted_regs"] = bool(s), round(float(regs), 1)
+            for e, s, p, regs in zip(r.inductor, predicted["spills"], predicted["p_spill"], predicted["regs"]):
+                e.update(predicted_spill=bool(s), p_spill=round(float(p), 4), predicted_regs=round(float(regs), 1))
             if mode == "prune":
                 r.costfuse["kept"] = len(mine[j].candidates)
         p = _match(probes, k.xnumel, k.rnumel, used_probe) if probe else None

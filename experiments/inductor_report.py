@@ -130,8 +130,9 @@ def _verdict(ok: bool | None) -> str:
     return "not measurable here" if ok is None else ("met" if ok else "**not met**")
 
 
-def summarize(rows: list[dict]) -> dict:
-    """The goal figures over ``rows`` (see the module docstring)."""
+def summarize(rows: list[dict], other_cut: tuple[str, float] | None = None) -> dict:
+    """The goal figures over ``rows`` (see the module docstring); ``other_cut``: ``(name, P(spill))`` of a cut
+    ``prune`` does not use, for what it would drop there (from each candidate's recorded P(spill))."""
     red = [r for r in rows if r["rnumel"] > 1]
     picks = [r for r in red if r["costfuse"] is not None]
     compiled = [r for r in picks if r["costfuse"].get("spill_bytes") is not None]
@@ -168,6 +169,7 @@ def summarize(rows: list[dict]) -> dict:
         "probe_no": len(probe_no), "looped_no": len(looped_no),
         "spill_c": len(spill_c), "spill_c_dropped": sum(e["predicted_spill"] for e in spill_c),
         "free_c": len(free_c), "free_c_dropped": sum(e["predicted_spill"] for e in free_c),
+        "other_cut": _dropped_at(other_cut, spill_c, free_c),
         "candidates": n_cands, "inductor_s": inductor_s, "pin_s": pin_s,
         "decision_ms": (1e3 * statistics.median(decisions), 1e3 * max(decisions)) if decisions else (None, None),
         "decisions_within": sum(d <= 0.002 for d in decisions), "decisions": len(decisions),
@@ -179,6 +181,15 @@ def summarize(rows: list[dict]) -> dict:
         "inductor_spilling": sum((e.get("spill_bytes") or 0) > 0 for r in red for e in r["inductor"]),
         "inductor_total": sum(len(r["inductor"]) for r in red),
     }
+
+
+def _dropped_at(cut: tuple[str, float] | None, spill_c: list[dict], free_c: list[dict]) -> tuple | None:
+    """``(name, spilling dropped, spill-free dropped)`` at ``cut``; ``None`` without a cut or where a run did
+    not record the candidates' P(spill)."""
+    if cut is None or any("p_spill" not in e for e in spill_c + free_c):
+        return None
+    name, p = cut
+    return name, sum(e["p_spill"] >= p for e in spill_c), sum(e["p_spill"] >= p for e in free_c)
 
 
 def _cfg(c: dict) -> str:
@@ -231,7 +242,11 @@ def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, 
     out.append(f"- `prune` on Inductor's candidates (default and max-autotune lists of the decided kernels): drops "
                f"{s['spill_c_dropped']} of {s['spill_c']} spilling ({_pct(s['spill_c_dropped'], s['spill_c'])}, goal "
                f">= 95%): {_verdict(drop_ok)}; drops {s['free_c_dropped']} of {s['free_c']} spill-free "
-               f"({_pct(s['free_c_dropped'], s['free_c'])}, goal <= 5%): {_verdict(keep_ok)}.")
+               f"({_pct(s['free_c_dropped'], s['free_c'])}, goal <= 5%): {_verdict(keep_ok)}."
+               + ("" if not s.get("other_cut") else
+                  f" At the `{s['other_cut'][0]}` cut it would drop {s['other_cut'][1]} of {s['spill_c']} spilling "
+                  f"({_pct(s['other_cut'][1], s['spill_c'])}) and {s['other_cut'][2]} of {s['free_c']} spill-free "
+                  f"({_pct(s['other_cut'][2], s['free_c'])})."))
     ratio = s["candidates"] / s["decided"] if s["decided"] else float("nan")
     out.append(f"- Compiles per kernel: 1 in `pin` against Inductor's {ratio:.2f} candidates on the {s['decided']} "
                f"decided kernels; ptxas seconds: Inductor's candidates {s['inductor_s']:.1f} s, the pinned configs "
@@ -285,6 +300,15 @@ def markdown(rows: list[dict], s: dict, command: str, png: str, spill_cut: str, 
                    f"{c['predicted_regs'] if c else '-'} | {c.get('regs') if c else '-'} | "
                    f"{c.get('spill_bytes') if c else '-'} | {pe} | {dm} |")
     return "\n".join(out) + "\n"
+
+
+def other_prune_cut() -> tuple[str, float]:
+    """The spill head's cut ``prune`` does not drop at, and its P(spill), from the handler's heads."""
+    from costfuse.cost_models.learned_groups import SPILL_CUTS
+    from costfuse.inductor.decide import PRUNE_SPILL_CUT, Decider
+
+    other = next(c for c in SPILL_CUTS if c != PRUNE_SPILL_CUT)
+    return other, Decider().heads.cut_threshold(other)
 
 
 def _speed_text(rows: list[dict]) -> str:
@@ -354,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         ("persistent when some persistent config is predicted spill-free, then the mode's config of least expected "
          f"time (docs/inductor.md, \"Decisions\"); `prune` drops candidates at the heads' `{PRUNE_SPILL_CUT}` cut")
     command = command_line("inductor_report.py", argv)
-    text = markdown(rows, summarize(rows), command, png.name,
+    text = markdown(rows, summarize(rows, other_prune_cut()), command, png.name,
                     args.spill_cut or HANDLER_SPILL_CUT, errors, rule)
     if args.render:
         import datetime

@@ -69,3 +69,20 @@ def test_the_report_states_the_machines_speed_where_the_run_recorded_it(monkeypa
     assert "took 0.81 ms before the blocks and 0.93 ms after" in text
     bare = ir.markdown([_row("a", 1.5, True)], ir.summarize(rows), "cmd", "x.png", "recall", [], "rule")
     assert "Machine speed" not in bare
+
+
+def test_the_report_says_what_prune_would_drop_at_the_other_cut():
+    """From each candidate's recorded P(spill): at the other cut (recall, 0.17 here) the spilling candidate
+    at 0.2 and the spill-free one at 0.3 are dropped; a run without P(spill) says nothing of it."""
+    config = {"persistent": False, "xblock": 1, "rblock": 512, "num_warps": 4}
+    cands = [{"config": config, "spill_bytes": 8, "predicted_spill": False, "p_spill": 0.2},
+             {"config": config, "spill_bytes": 0, "predicted_spill": False, "p_spill": 0.3},
+             {"config": config, "spill_bytes": 0, "predicted_spill": False, "p_spill": 0.1}]
+    rows = [{**_row("a", 1.5, True), "inductor": cands}]
+    s = ir.summarize(rows, ("recall", 0.17))
+    assert s["other_cut"] == ("recall", 1, 1) and (s["spill_c_dropped"], s["free_c_dropped"]) == (0, 0)
+    text = ir.markdown(rows, s, "cmd", "x.png", "recall", [], "rule")
+    assert "At the `recall` cut it would drop 1 of 1 spilling (100.0%) and 1 of 2 spill-free (50.0%)." in text
+    bare = [{**_row("a", 1.5, True), "inductor": [{k: v for k, v in c.items() if k != "p_spill"} for c in cands]}]
+    assert ir.summarize(bare, ("recall", 0.17))["other_cut"] is None
+    assert ir.other_prune_cut()[0] == "recall" and 0 < ir.other_prune_cut()[1] < 1
