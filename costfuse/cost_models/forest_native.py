@@ -10,7 +10,8 @@ fixed cost falls from about 0.07 to 0.03 ms
 No new dependency: the source is compiled with ``$CC`` (default ``cc``),
 which any machine that runs Triton kernels has (Triton builds its own launcher
 with it), into ``$COSTFUSE_CACHE_DIR/forest/``, once per source and compiler,
-written atomically so concurrent processes cannot clash; ``ctypes`` loads it.
+written atomically so concurrent processes cannot clash; ``ctypes`` loads it
+(a cached library that does not load is built again, once).
 
 Where no compiler works, or ``COSTFUSE_NATIVE_FOREST=0``, :func:`native_walk`
 returns ``None`` and the trees run in NumPy as before, with one warning that
@@ -52,13 +53,25 @@ def native_walk():
     if os.environ.get(DISABLE_ENV, "1") == "0":
         return None
     try:
-        library = ctypes.CDLL(str(build()))
+        library = _load(build())
     except (OSError, subprocess.SubprocessError) as err:
         log.warning("the compiled forest walk is unavailable (%s); the trees run in NumPy, slower", err)
         return None
     walk = library.forest_margin
     walk.argtypes, walk.restype = ARGTYPES, None
     return walk
+
+
+def _load(path: Path) -> ctypes.CDLL:
+    """The library at ``path``; one that is there but does not load (a file damaged on disk, or one a
+    cache shared with another machine holds) is built again once, not left to turn every later process
+    to NumPy."""
+    try:
+        return ctypes.CDLL(str(path))
+    except OSError as err:
+        log.warning("the cached forest walk %s does not load (%s); building it again", path, err)
+        path.unlink(missing_ok=True)
+        return ctypes.CDLL(str(build()))
 
 
 def build() -> Path:

@@ -149,3 +149,15 @@ def test_a_compiler_error_is_quoted_cut_to_300_characters(fresh_walk, monkeypatc
     assert f"{cc} exited 3: forest_walk.c:1: error: x" in message and "b'" not in message
     quoted = message.split("exited 3: ", 1)[1]
     assert quoted.startswith("forest_walk.c:1: error: " + "x" * (300 - 24) + ")")
+
+
+def test_a_cached_library_that_does_not_load_is_built_again(fresh_walk, caplog):
+    built = forest_native.build()
+    built.write_bytes(b"not a shared library")
+    with caplog.at_level(logging.WARNING, logger=forest_native.__name__):
+        assert forest_native.native_walk() is not None
+    assert "does not load" in caplog.text and "building it again" in caplog.text
+    assert built.read_bytes().startswith(b"\x7fELF"), "the damaged file was replaced by a build"
+    forest = load_group_heads().heads["spill"].forest
+    X = _rows(forest, 10, int(forest.feature.max()) + 1, 1)
+    np.testing.assert_allclose(forest.margin(X), forest.numpy_margin(X), rtol=0, atol=1e-9)
