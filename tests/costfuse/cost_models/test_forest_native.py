@@ -151,13 +151,43 @@ def test_a_compiler_error_is_quoted_cut_to_300_characters(fresh_walk, monkeypatc
     assert quoted.startswith("forest_walk.c:1: error: " + "x" * (300 - 24) + ")")
 
 
+def test_a_good_cached_library_loads_as_it_is(fresh_walk, caplog):
+    built = forest_native.build()
+    stamp = built.stat().st_mtime_ns
+    with caplog.at_level(logging.WARNING, logger=forest_native.__name__):
+        assert forest_native.native_walk() is not None
+    assert not caplog.records and built.stat().st_mtime_ns == stamp
+
+
 def test_a_cached_library_that_does_not_load_is_built_again(fresh_walk, caplog):
+    """(A library this process loaded stays loaded under its path: the damaged one here never was.)"""
     built = forest_native.build()
     built.write_bytes(b"not a shared library")
     with caplog.at_level(logging.WARNING, logger=forest_native.__name__):
         assert forest_native.native_walk() is not None
-    assert "does not load" in caplog.text and "building it again" in caplog.text
+    [record] = caplog.records
+    assert record.getMessage().startswith(f"the cached forest walk {built} does not load (")
+    assert record.getMessage().endswith("); building it again") and isinstance(record.args[1], OSError)
     assert built.read_bytes().startswith(b"\x7fELF"), "the damaged file was replaced by a build"
     forest = load_group_heads().heads["spill"].forest
     X = _rows(forest, 10, int(forest.feature.max()) + 1, 1)
     np.testing.assert_allclose(forest.margin(X), forest.numpy_margin(X), rtol=0, atol=1e-9)
+
+
+def test_a_damaged_library_another_process_removed_meanwhile_is_built_again(fresh_walk, monkeypatch):
+    """Two processes that both find the cached library damaged both remove it: the second finds it gone."""
+    built = forest_native.build()
+    built.write_bytes(b"not a shared library")
+    real = forest_native.ctypes.CDLL
+    calls = []
+
+    def cdll(path):
+        calls.append(path)
+        if len(calls) == 1:
+            built.unlink()   # the other process got there first
+            raise OSError("invalid ELF header")
+        return real(path)
+
+    monkeypatch.setattr(forest_native.ctypes, "CDLL", cdll)
+    assert forest_native.native_walk() is not None
+    assert calls == [str(built), str(built)]
