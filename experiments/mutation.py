@@ -144,6 +144,19 @@ STAGES = (
                                   "costfuse/cost_models/registry.py"),
           ("tests/costfuse/cost_models/test_learned.py", "tests/costfuse/cost_models/test_bundle.py",
            "tests/costfuse/cost_models/test_learned_groups.py", "tests/costfuse/test_model_options.py")),
+    # v3: the learned group policy's pick (the Inductor handler decides through it), the group features with
+    # the Inductor kernel they describe, and the handler's decisions.
+    Stage("learned_groups", ("costfuse/cost_models/learned_groups.py",),
+          ("tests/costfuse/cost_models/test_learned_pick_walk.py", "tests/costfuse/cost_models/test_learned_groups.py",
+           "tests/costfuse/test_explain_configs.py", "tests/costfuse/test_verify_picks.py")),
+    Stage("group_features", ("featurize/group_features.py", "featurize/inductor_kernel.py"),
+          ("tests/featurize/test_group_features.py", "tests/featurize/test_inductor_kernel.py",
+           "tests/costfuse/cost_models/test_learned_groups.py")),
+    Stage("inductor_decide", ("costfuse/inductor/decide.py", "costfuse/inductor/configs.py",
+                              "costfuse/inductor/prune.py"),
+          ("tests/costfuse/inductor/test_inductor_handler.py", "tests/featurize/test_inductor_kernel.py")),
+    Stage("inductor_handler", ("costfuse/inductor/describe.py", "costfuse/inductor/choices.py"),
+          ("tests/costfuse/inductor/test_inductor_handler.py", "tests/featurize/test_inductor_kernel.py")),
     Stage("lower_kernel", ("data/lowering/kernel.py", "data/lowering/kernel_function.py"),
           ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py")),
     # A few modules per stage: a surviving lowering mutant reruns every IREE comparison (~100 s), so these

@@ -367,7 +367,7 @@ def learned_pick(heads: GroupHeads, shape, target, spill_budget: float = 0.0,
 
 
 def _least_expected_time(heads: GroupHeads, X: np.ndarray, base, order: list[int], spill_slowdown: float,
-                         rejected: list[str], modes: list[str], regs: bool = True, first: int = BATCH):
+                         rejected: list[str], modes: list[str], regs: bool, first: int):
     """:func:`learned_pick` with ``spill_slowdown``: the mode of the fastest config predicted spill-free, then
     that mode's config predicted spill-free of least expected time (configs in ``order``, fastest first).
     ``rejected``: why each config was turned down so far (filled in here with the predicted spills), for the
