@@ -169,3 +169,18 @@ def test_the_load_column_reads_the_inputs_at_their_own_width(generics):
     # one input of 4 (f32) or 2 (bf16) bytes per element; 256 and 16 elements per thread; caps 255 and 128
     np.testing.assert_allclose(f32[:, COL["load_words_over_cap"]], [256 / 255, 16 / 128])
     np.testing.assert_allclose(bf16[:, COL["load_words_over_cap"]], [128 / 255, 8 / 128])
+
+
+def test_the_local_placement_columns_by_hand():
+    """8 elements per thread of 3 live 64-bit values (2 words) under a cap of 64: a tile of 48 words (192 B),
+    a value of 16 registers (a quarter of the cap, 4 fit), nothing past the register file; 64 elements of the
+    same under 128: one value is the whole cap and the tile is 256 words past it; a quarter element per
+    thread still takes a register per value."""
+    from costfuse.featurize.group_features import local_placement
+
+    ept, live, words, cap = (np.array(v, float) for v in ([8, 64, 0.25], [3, 3, 1], [2, 2, 2], [64, 128, 64]))
+    tile, over, fit, local = local_placement(ept, live, words, cap)
+    assert tile.tolist() == [192.0, 1536.0, 2.0]
+    assert over.tolist() == [0.25, 1.0, 1 / 64]
+    assert fit.tolist() == [4.0, 1.0, 64.0]
+    assert local.tolist() == [0.0, 1024.0, 0.0]

@@ -156,3 +156,76 @@ def test_a_group_outside_the_training_range_is_refused_before_any_config_is_feat
     monkeypatch.setattr(lg, "group_features", lambda *a, **kw: pytest.fail("featurized a group out of range"))
     est, reason = lg.learned_pick(d.heads, k, d.target, static=static)
     assert est is None and reason == f"group outside the training range ({why})"
+
+
+def test_a_kernel_read_back_from_the_datasets_json_is_the_same_kernel():
+    """Dataset sm90_inductor_v1 stores ``dataclasses.asdict(kernel)`` as JSON (tuples become lists, ints may
+    come back as floats from a parquet column): ``kernel_from_dict`` gives back an equal kernel, field by field."""
+    import dataclasses
+    import json
+
+    from costfuse.featurize.inductor_kernel import kernel_from_dict
+
+    k = softmax_kernel()
+    k = dataclasses.replace(k, nodes=(*k.nodes[:2], dataclasses.replace(k.nodes[2], indirect_loads=2)))
+    d = json.loads(json.dumps(dataclasses.asdict(k)))
+    d["rows"], d["nodes"][0]["live_words"], d["buffers"][0]["bits"] = float(d["rows"]), 2.0, 16.0
+    d["nodes"][1]["ops"][0][1] = 1.0
+    back = kernel_from_dict(d)
+    assert back == k and hash(back) == hash(k)
+    for got, want in zip(back.nodes, k.nodes):
+        assert dataclasses.astuple(got) == dataclasses.astuple(want)
+        assert all(type(v) is int for _, v in got.ops) and type(got.live_words) is int
+    assert type(back.rows) is int and type(back.buffers[0].bits) is int and back.outputs == ("out",)
+
+
+def _scaled_kernel() -> InductorKernel:
+    """64 rows of 256: op0 reduces x times a per-row scale s; op1 (per row) turns the sum and a per-row bias b
+    into r; op2 writes x * r * s + y, in the second pass.  y is read by op2 alone, b by the per-row op1 alone;
+    s is one value per row, read in both passes."""
+    rows, n = 64, 256
+    return InductorKernel(rows, n, (
+        KernelNode("op0", REDUCE, (("load", 2), ("mul", 1)), ("x", "s"), ("m",), "sum"),
+        KernelNode("op1", ROWWISE, (("load", 2), ("rsqrt", 1)), ("m", "b"), ("r",)),
+        KernelNode("op2", FULL, (("load", 4), ("mul", 2), ("add", 1)), ("x", "r", "y", "s"), ("out",)),
+    ), (KernelBuffer("x", rows * n, 16), KernelBuffer("s", rows, 32), KernelBuffer("m", rows, 32),
+        KernelBuffer("r", rows, 32), KernelBuffer("b", rows, 32), KernelBuffer("y", rows * n, 16),
+        KernelBuffer("out", rows * n, 16)), ("out",))
+
+
+def test_looped_bytes_count_each_inputs_passes_and_l2_misses_reread_only_full_rows():
+    k = _scaled_kernel()
+    x = y = out = 64 * 256 * 2
+    s = b = 64 * 4
+    assert k.pass_of == (0, 1, 1)
+    assert k.issued_bytes("persistent") == x + s + b + y + out
+    assert k.issued_bytes("looped") == 2 * x + 2 * s + b + y + out   # y: in op2's pass only; b: per row, once
+    assert k.dram_bytes("looped") == k.dram_bytes("persistent", False) == k.issued_bytes("persistent")
+    assert k.dram_bytes("looped", False) == 2 * x + s + b + y + out   # a per-row value is not a row to re-read
+
+
+def test_a_kernels_flops_weigh_each_node_by_the_points_it_runs_over():
+    k = _scaled_kernel()
+    op0, op1, op2 = k.nodes
+    assert op0.mlir_ops() == [("arith.mulf", 1), ("arith.addf", 1)]
+    assert k.flops("looped") == k.flops("persistent") == float(
+        (op0.flops + op2.flops) * 64 * 256 + op1.flops * 64)
+    assert op1.flops > 0
+
+
+def test_an_op_or_a_reduction_inductor_names_that_mlir_has_not_keeps_a_name_of_its_own():
+    from costfuse.featurize.inductor_kernel import mlir_name
+
+    assert mlir_name("frobnicate") == "inductor.frobnicate" and mlir_name("add") == "arith.addf"
+    node = KernelNode("op0", REDUCE, (("load", 1),), ("x",), ("m",), "argfrob")
+    assert node.mlir_ops() == [("arith.addf", 1)]
+
+
+@pytest.mark.parametrize("n, live", [(1, 1), (2, 3)])
+def test_only_a_row_of_more_than_one_element_is_a_tile_that_stays_live(n, live):
+    """a, b and op0's t are all live into op1: three tiles at n = 2; at n = 1 (pointwise) no row is a tile."""
+    k = InductorKernel(8, n, (
+        KernelNode("op0", FULL, (("load", 1),), ("a",), ("t",)),
+        KernelNode("op1", FULL, (("load", 2), ("add", 1)), ("a", "b", "t"), ("out",)),
+    ), tuple(KernelBuffer(b, 8 * n, 32) for b in ("a", "b", "t", "out")), ("out",))
+    assert k.live_full == live

@@ -490,3 +490,21 @@ def test_a_group_model_without_a_register_head_is_refused_naming_how_to_train_on
     assert str(err.value).endswith("(train it with costfuse-train --data data/sm90_v2 --data data/sm90_v1 "
                                    "--export DIR)")
     assert str(err.value).startswith("cannot load the group model ")
+
+
+def test_the_group_heads_load_their_three_heads_from_the_store_the_policy_names(monkeypatch):
+    from costfuse.featurize.group_features import GROUP_FEATURE_SCHEMA_VERSION
+
+    seen = []
+    bundle = SimpleNamespace(metadata={"feature_ranges": {}, "heads": {"spill": {"threshold": 0.5}}},
+                             heads={"spill": _Head(lambda X: X[:, 0])})
+    monkeypatch.setattr(lg, "load_model", lambda *args: seen.append(args) or bundle)
+    monkeypatch.setattr(lg, "require_arch", lambda *args: None)
+    policy = lg.LearnedGroups(group_model="models:/costfuse-group@champion", tracking_uri="sqlite:///team.db")
+    assert policy.heads.bundle is bundle
+    assert seen == [("models:/costfuse-group@champion", ("spill", "spill_bytes", "regs"),
+                     GROUP_FEATURE_SCHEMA_VERSION, "sqlite:///team.db")]
+    bundle.heads = {}
+    with pytest.raises(ValueError) as err:
+        lg.load_group_heads("my/heads")
+    assert str(err.value) == "group model my/heads has no 'spill' head"
