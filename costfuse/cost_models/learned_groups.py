@@ -268,7 +268,7 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
         return base, expected_time_order(base, pred["p_spill"], ~pred["spills"] & ~out_of_range, self._slowdown)
 
 
-def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback, spill_slowdown: float = 1.0):
+def best_config(heads: GroupHeads, shape, target, spill_budget: float, fallback, spill_slowdown: float):
     """The learned policy's config for ``shape`` (see the module docstring); a ``GroupEstimate``:
     :func:`learned_pick`'s, or ``fallback``'s when the heads cannot decide (the reason says why)."""
     heads.decisions += 1
@@ -458,7 +458,7 @@ def _passed_over_for_risk(base, pick: int, p_spill: np.ndarray, allowed: np.ndar
     return out
 
 
-def weigh_configs(heads: GroupHeads, shape, target, spill_budget: float, fallback, spill_slowdown: float = 1.0):
+def weigh_configs(heads: GroupHeads, shape, target, spill_budget: float, fallback, spill_slowdown: float):
     """What :func:`best_config` weighs, spelled out for ``--explain=configs``: every config of the space,
     fastest first by the analytical time, with the heads' P(spill) and registers for each config inside
     the training range (all of them are predicted here, where :func:`best_config` stops at the first

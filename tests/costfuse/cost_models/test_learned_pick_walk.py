@@ -32,13 +32,13 @@ class Heads:
     or more; every group and row inside the training range; registers ``40 + i``.  Each call is kept as
     ``(rows, spill_bytes)``."""
 
-    def __init__(self, p):
-        self.p, self.calls = np.asarray(p, float), []
+    def __init__(self, p, nbytes: float = 8.0):
+        self.p, self.nbytes, self.calls = np.asarray(p, float), nbytes, []
 
     def predict(self, X, spill_bytes=True):
         self.calls.append((len(X), spill_bytes))
         p = self.p[X[:, 0].astype(int)]
-        return {"p_spill": p, "spills": p >= 0.5, "spill_bytes": np.where(p >= 0.5, 8.0, 0.0)}
+        return {"p_spill": p, "spills": p >= 0.5, "spill_bytes": np.where(p >= 0.5, self.nbytes, 0.0)}
 
     def outside(self, X):
         return np.zeros(len(X), bool), ""
@@ -56,7 +56,10 @@ class Seen:
     static = arrays = score_arrays = None
 
 
-def _pick(monkeypatch, times, p, configs=None, issued=None, outside=None, slowdown=SLOWDOWN, **kw):
+SHAPE_OF_PICK = SimpleNamespace(name="the kernel")   # what the stand-ins check they were handed
+
+
+def _pick(monkeypatch, times, p, configs=None, issued=None, outside=None, slowdown=SLOWDOWN, bytes_=8.0, **kw):
     """``learned_pick`` over configs of analytical times ``times`` (a stand-in for the time model, with issued
     bytes ``issued``), P(spill) ``p`` and rows ``outside`` the training range; ``(estimate, why, heads)``."""
     configs = configs or _configs(len(times))
@@ -64,11 +67,13 @@ def _pick(monkeypatch, times, p, configs=None, issued=None, outside=None, slowdo
     issued_of = dict(zip(configs, issued or [0] * len(configs)))
 
     def features(shape, cs, arch, static=None, arrays=None):
+        assert shape is SHAPE_OF_PICK and arch == "sm_90"
         Seen.static, Seen.arrays = static, arrays
         return np.array([[configs.index(c)] for c in cs], float)
 
     def scores(shape, cs, target, predicted_spill=None, labels=None, arrays=None):
         """The times, plus 1 ms per predicted spill byte (the traffic a budget lets in)."""
+        assert shape is SHAPE_OF_PICK and target.arch == "sm_90"
         Seen.score_arrays = arrays
         zeros = np.zeros(len(cs))
         spill = np.asarray(predicted_spill, float)
@@ -77,10 +82,11 @@ def _pick(monkeypatch, times, p, configs=None, issued=None, outside=None, slowdo
 
     monkeypatch.setattr(lg, "group_features", features)
     monkeypatch.setattr(lg, "score_configs", scores)
-    heads = Heads(p)
+    heads = Heads(p, bytes_)
     if outside is not None:
         heads.outside = lambda X: (np.asarray(outside, bool)[X[:, 0].astype(int)], "")
-    est, why = lg.learned_pick(heads, None, get_target("sm_90"), configs=configs, spill_slowdown=slowdown, **kw)
+    est, why = lg.learned_pick(heads, SHAPE_OF_PICK, get_target("sm_90"), configs=configs, spill_slowdown=slowdown,
+                               **kw)
     return est, why, heads
 
 
@@ -100,9 +106,9 @@ def test_the_walk_finds_the_mode_in_growing_calls_then_predicts_only_what_can_st
     assert est.launch == _configs(30)[24] and est.p_spill == 0.0 and est.regs == 64.0
     # 8 rows, then 16 (config 8 found), then only 24: 25's time equals the best expected time, no less
     assert heads.calls == [(8, False), (16, False), (1, False)]
-    assert "25 of 30 configs predicted in analytical-time order" in est.reason
     assert est.reason.startswith("learned: the looped config predicted spill-free of least expected time "
-                                 "(P(spill)=0.00, 5x the time if it spills)")
+                                 "(P(spill)=0.00, 5x the time if it spills), 25 of 30 configs predicted in "
+                                 "analytical-time order")
 
 
 def test_a_later_config_only_as_good_as_the_best_does_not_replace_it(monkeypatch):
@@ -147,7 +153,8 @@ def test_a_group_outside_the_training_range_is_refused_before_any_config(monkeyp
 
     monkeypatch.setattr(lg, "group_features", lambda *a, **k: pytest.fail("featurized a refused group"))
     heads = Outside([0.0])
-    est, why = lg.learned_pick(heads, None, get_target("sm_90"), static={"n_reduce": 9.0}, configs=_configs(1))
+    est, why = lg.learned_pick(heads, SHAPE_OF_PICK, get_target("sm_90"), static={"n_reduce": 9.0},
+                               configs=_configs(1))
     assert est is None and why == "group outside the training range (n_reduce=9 not in [1, 7])"
 
 
@@ -163,10 +170,25 @@ def test_a_positive_budget_predicts_every_config_once_with_its_bytes(monkeypatch
     assert est.launch == _configs(30)[8] and heads.calls == [(30, True)]
 
 
-def test_a_budget_prices_the_spill_traffic_it_lets_in(monkeypatch):
-    """0 is faster by 5 us but spills 8 bytes (8 ms of traffic by the stand-in time model): 1 wins."""
-    est, _, _ = _pick(monkeypatch, [1.0, 1.005], [0.75, 0.0], spill_budget=8.0)
+@pytest.mark.parametrize("budget", [8.0, 1.0])
+def test_a_budget_prices_the_spill_traffic_it_lets_in(monkeypatch, budget):
+    """0 is faster by 0.5 ms but spills ``budget`` bytes (as many ms of traffic by the stand-in time model):
+    1 wins; the re-scoring gets the arrays the caller holds."""
+    arrays = launch_arrays(_configs(2))
+    est, _, _ = _pick(monkeypatch, [1.0, 1.0005], [0.75, 0.0], spill_budget=budget, bytes_=budget, arrays=arrays)
     assert est.launch == _configs(2)[1] and est.p_spill == 0.0
+    assert Seen.score_arrays is arrays
+
+
+def test_the_policys_budget_reaches_the_pick(monkeypatch):
+    times, p = _walk_case()
+    _pick(monkeypatch, times, p)   # installs the stand-ins
+    monkeypatch.setattr(lg, "config_space", lambda shape: _configs(30))
+    monkeypatch.setattr(lg, "space_arrays", lambda shape: launch_arrays(_configs(30)))
+    heads = Heads(p)
+    heads.decisions = heads.fallbacks = 0
+    est = lg.best_config(heads, SHAPE_OF_PICK, get_target("sm_90"), 8.0, None, 1.0)
+    assert est.launch == _configs(30)[0] and heads.calls == [(30, True)]
 
 
 @pytest.mark.parametrize("budget, why", [(0.0, "is predicted to spill (P(spill)=0.75)"),
@@ -188,6 +210,8 @@ def test_a_slowdown_above_one_weighs_the_expected_time_and_one_the_time_alone(mo
     est, _, heads = _pick(monkeypatch, times, p, slowdown=slowdown)
     assert est.reason.startswith(f"learned: {rule} (P(spill)=")
     assert [rows for rows, _ in heads.calls][:2] == [8, 16]
+    if slowdown == 1.0:
+        assert ", 24 of 30 configs predicted in analytical-time order" in est.reason
     assert all(spill_bytes is False for _, spill_bytes in heads.calls), "a zero budget needs no byte count"
 
 
@@ -360,14 +384,19 @@ def _weigh(monkeypatch, p, budget=0.0, slowdown=SLOWDOWN, outside_rows=(), why="
     configs = config_space(SHAPE)
     index = {c: i for i, c in enumerate(configs)}
     seen = {}
-    monkeypatch.setattr(lg, "group_features", lambda shape, cs, arch, static=None, arrays=None:
-                        np.array([[index[c]] for c in cs], float))
+    def features(shape, cs, arch, static=None, arrays=None):
+        seen["feature_arrays"] = arrays
+        return np.array([[index[c]] for c in cs], float)
 
     def scores(shape, cs, target, predicted_spill=None, labels=None, arrays=None):
-        seen["spill"] = np.asarray(predicted_spill, float)
+        """(i + 1) us, plus 1 ms per predicted spill byte."""
+        seen["spill"], seen["arrays"] = np.asarray(predicted_spill, float), arrays
         zeros = np.zeros(len(cs))
         return ConfigScores(list(cs), zeros + 32, np.asarray(predicted_spill, float), zeros.astype(np.int64),
-                            zeros.astype(np.int64), np.array([(index[c] + 1) * 1e-6 for c in cs]))
+                            zeros.astype(np.int64),
+                            np.array([(index[c] + 1) * 1e-6 for c in cs]) + 1e-3 * seen["spill"])
+
+    monkeypatch.setattr(lg, "group_features", features)
 
     monkeypatch.setattr(lg, "score_configs", scores)
     p = np.resize(np.asarray(p, float), len(configs))
@@ -380,6 +409,10 @@ def _weigh(monkeypatch, p, budget=0.0, slowdown=SLOWDOWN, outside_rows=(), why="
     out = np.isin(np.arange(len(configs)), list(outside_rows))
     heads.outside = lambda X: (out[X[:, 0].astype(int)], why)
     weighed = lg.weigh_configs(heads, SHAPE, get_target("sm_90"), budget, Fallback(), slowdown)
+    if "spill" in seen:   # the space's cached arrays, handed on
+        from costfuse.launch import space_arrays
+
+        assert seen["arrays"] is space_arrays(SHAPE) and seen["feature_arrays"] is space_arrays(SHAPE)
     return {index[w.launch]: w for w in weighed}, seen["spill"] if "spill" in seen else None
 
 
@@ -397,10 +430,13 @@ def test_weighing_shows_each_configs_predictions_and_why_it_lost(monkeypatch):
 
 
 def test_weighing_at_a_budget_lets_the_bytes_within_it_in_and_prices_their_traffic(monkeypatch):
-    rows, spill = _weigh(monkeypatch, [0.75, 0.0], budget=8.0)
-    assert rows[0].verdict == ("picked: the fastest predicted spill-free (P(spill) 0.75 < cut 0.50) by the "
+    rows, spill = _weigh(monkeypatch, [0.25, 0.75, 0.0], budget=8.0, outside_rows={3})
+    assert rows[0].verdict == ("picked: the fastest predicted spill-free (P(spill) 0.25 < cut 0.50) by the "
                                "analytical time")
-    assert spill[0] == 8.0 and spill[1] == 0.0
+    assert spill[1] == 8.0 and spill[0] == spill[2] == 0.0 and rows[1].time_s == pytest.approx(2e-6 + 8e-3)
+    assert spill[3] == 0.0 and rows[3].time_s == pytest.approx(4e-6), "nothing predicted out of range: no traffic"
+    rows, _ = _weigh(monkeypatch, [0.375, 0.0], budget=0.5)   # a budget: the time alone, no expected time
+    assert rows[0].verdict.startswith("picked: the fastest predicted spill-free")
     rows, spill = _weigh(monkeypatch, [0.75, 0.0], budget=1.0)
     assert rows[0].verdict == "predicted spill 8 B > budget 1 B" and rows[1].verdict.startswith("picked: ")
     assert spill[0] == 8.0
@@ -441,7 +477,9 @@ def test_the_verify_order_ranks_the_configs_predicted_spill_free_and_inside_the_
     out[1] = True   # spill-free by the heads but outside the range: not free
     heads.outside = lambda X: (out[X[:, 0].astype(int)], "")
     seen = {}
-    real_scores = lg.score_configs
+    real_features, real_scores = lg.group_features, lg.score_configs
+    monkeypatch.setattr(lg, "group_features", lambda shape, cs, arch, static=None, arrays=None:
+                        seen.update(feature_arrays=arrays) or real_features(shape, cs, arch, arrays=arrays))
     monkeypatch.setattr(lg, "score_configs", lambda shape, cs, target, predicted_spill=None, labels=None,
                         arrays=None: seen.update(spill=predicted_spill, arrays=arrays)
                         or real_scores(shape, cs, target, predicted_spill=predicted_spill, arrays=arrays))
@@ -451,7 +489,7 @@ def test_the_verify_order_ranks_the_configs_predicted_spill_free_and_inside_the_
     assert order[:3] == [4, 2, 7]
     not_free = {i for i in range(235) if p[i] >= 0.5} | {1}
     assert set(order[-len(not_free):]) == not_free
-    assert not seen["spill"].any() and seen["arrays"] is space_arrays(SHAPE)
+    assert not seen["spill"].any() and seen["arrays"] is seen["feature_arrays"] is space_arrays(SHAPE)
     assert len(base.configs) == 235
     heads.outside = lambda X: (np.ones(len(X), bool), "n=4096 not in [1, 2048]")
     assert _policy(heads).ranked_configs(SHAPE) is None
