@@ -184,3 +184,16 @@ def test_the_local_placement_columns_by_hand():
     assert over.tolist() == [0.25, 1.0, 1 / 64]
     assert fit.tolist() == [4.0, 1.0, 64.0]
     assert local.tolist() == [0.0, 1024.0, 0.0]
+
+
+def test_the_rmsnorm_group_columns_of_one_row():
+    """RMSNorm over one row of 64: its per-row member (the rsqrt of the mean) counts as a member of its own
+    but not in the flops per element, which the full and reduce members do for every element."""
+    from helpers.peer_kernels import Kernels, rmsnorm
+
+    k = Kernels(rmsnorm(1, 64))   # held: the shape reads its module's ops
+    shape = k.shape()
+    s = group_static(shape)
+    assert [m.role for m in shape.members] == ["full", "reduce", "rowwise", "full"]
+    assert (s["log2_rows"], s["n_rowwise"], s["n_gathers"]) == (0.0, 1, 0)
+    assert s["flops_per_elem"] == sum(m.flops for m in shape.members if m.role != "rowwise") == 4.0
