@@ -197,3 +197,15 @@ def test_the_rmsnorm_group_columns_of_one_row():
     assert [m.role for m in shape.members] == ["full", "reduce", "rowwise", "full"]
     assert (s["log2_rows"], s["n_rowwise"], s["n_gathers"]) == (0.0, 1, 0)
     assert s["flops_per_elem"] == sum(m.flops for m in shape.members if m.role != "rowwise") == 4.0
+
+
+def test_a_one_element_pointwise_group_has_no_padding_and_all_its_bytes_per_element():
+    from helpers.peer_kernels import Kernels, chain
+
+    k = Kernels(chain(3, (1, 1)))
+    shape = k.shape()
+    assert (shape.pointwise, shape.n, shape.n_rows) == (True, 1, 1)
+    s = group_static(shape)
+    assert (s["log2_n"], s["log2_rows"], s["n_pad_ratio"]) == (0.0, 0.0, 1.0)
+    assert s["in_bytes_per_elem"] == sum(i.nbytes for i in shape.inputs) == 4.0
+

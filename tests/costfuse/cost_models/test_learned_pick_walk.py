@@ -542,6 +542,8 @@ def test_the_group_heads_load_their_three_heads_from_the_store_the_policy_names(
     assert policy.heads.bundle is bundle
     assert seen == [("models:/costfuse-group@champion", ("spill", "spill_bytes", "regs"),
                      GROUP_FEATURE_SCHEMA_VERSION, "sqlite:///team.db")]
+    lg.load_group_heads("models:/costfuse-group@champion")
+    assert seen[-1][3] == "", "no store named: the default (MLFLOW_TRACKING_URI, else ./mlflow.db)"
     bundle.heads = {}
     with pytest.raises(ValueError) as err:
         lg.load_group_heads("my/heads")
