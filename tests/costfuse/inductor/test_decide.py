@@ -1,0 +1,125 @@
+"""The Decider's own rules, with the learned pick and the heads stood in: the lead mode it asks for, what it
+hands on, what a prediction reports, and the fusion verdict's walk when everything spills."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from costfuse.inductor import decide
+from costfuse.inductor.decide import Decider, _inductor_space, model_uuid
+from costfuse.launch import KernelLaunch
+from helpers.inductor_kernels import softmax_kernel
+
+
+@pytest.fixture(scope="module")
+def decider() -> Decider:
+    return Decider()
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    """learned_pick stood in: each call's keyword arguments, answered with a fixed estimate."""
+    calls = []
+
+    def pick(heads, kernel, target, **kw):
+        calls.append(kw)
+        return SimpleNamespace(launch=kw["configs"][0], p_spill=0.125, reason="the stand-in's reason"), ""
+
+    monkeypatch.setattr(decide, "learned_pick", pick)
+    return calls
+
+
+@pytest.mark.parametrize("mode, persistent_first, lead", [(None, True, "persistent"), (None, False, None),
+                                                          ("looped", True, None), ("persistent", True, None)])
+def test_the_pick_leads_with_persistent_only_when_the_rule_says_and_no_mode_is_set(decider, asked, mode,
+                                                                                   persistent_first, lead):
+    k = softmax_kernel()
+    decider.persistent_first = persistent_first
+    try:
+        pick, why = decider.pick(k, mode)
+    finally:
+        decider.persistent_first = True
+    [kw] = asked
+    space, arrays = _inductor_space(k.pointwise, k.n, k.n_rows, mode)
+    assert kw["lead"] == lead and kw["regs"] is False and kw["arrays"] is arrays and kw["configs"] == list(space)
+    assert kw["static"] is k.group_columns and kw["spill_slowdown"] == decider.spill_slowdown
+    assert (pick.launch, pick.p_spill, pick.reason, why) == (space[0], 0.125, "the stand-in's reason", "")
+
+
+def test_a_mode_no_inductor_config_fits_is_named(decider, monkeypatch):
+    long_row = SimpleNamespace(pointwise=False, n=131072, n_rows=64)   # past Inductor's longest row block
+    assert decider.pick(long_row, "persistent") == (None, "no persistent config fits the kernel")
+    monkeypatch.setattr(decide, "_inductor_space", lambda *a: ((), None))
+    assert decider.pick(long_row) == (None, "no Inductor config fits the kernel")
+
+
+class Heads:
+    """Stand-in heads over feature rows whose first column is P(spill); the cut is 0.5 (any name)."""
+
+    def __init__(self, outside=()):
+        self.calls, self.out = [], set(outside)
+
+    def predict(self, X, spill_bytes=True):
+        self.calls.append(spill_bytes)
+        return {"p_spill": X[:, 0], "spills": X[:, 0] >= 0.75}
+
+    def cut_threshold(self, cut):
+        return 0.5
+
+    def outside(self, X):
+        return np.array([i in self.out for i in range(len(X))]), ""
+
+    def regs_of(self, X):
+        return 40.0 + X[:, 0]
+
+
+def test_a_prediction_reports_p_spill_the_cut_asked_the_range_and_the_registers(monkeypatch):
+    d = Decider()
+    d.heads = Heads(outside={2})
+    monkeypatch.setattr(d, "features", lambda kernel, launches: np.array([[p] for p in (0.25, 0.5, 0.625)]))
+    out = d.predict(None, [None] * 3, "f1")
+    assert out["spills"].tolist() == [False, True, True]   # at the cut asked (0.5), not the heads' own (0.75)
+    assert out["in_range"].tolist() == [True, True, False]
+    assert out["p_spill"].tolist() == [0.25, 0.5, 0.625] and out["regs"].tolist() == [40.25, 40.5, 40.625]
+    assert d.predict(None, [None] * 3)["spills"].tolist() == [False, False, False]
+    assert d.heads.calls == [False, False], "no byte head: a verdict needs none"
+
+
+def test_a_kernel_whose_every_config_spills_always_spills_after_a_walk_of_every_batch(monkeypatch):
+    from costfuse.launch import config_space
+
+    d = Decider()
+    d.heads = Heads()
+    k = softmax_kernel()
+    seen = []
+    monkeypatch.setattr(d, "features", lambda kernel, launches: seen.extend(launches) or np.ones((len(launches), 1)))
+    assert d.always_spills(k) is True
+    assert sorted(seen, key=str) == sorted(config_space(k), key=str) and d.heads.calls[0] is False
+    assert all(c is False for c in d.heads.calls)
+
+
+def test_the_fusion_walk_starts_from_the_configs_of_fewest_estimated_registers_ties_in_space_order(monkeypatch):
+    """Persistent tiles of the same elements per thread tie on the estimate: the stable order keeps them as the
+    space lists them."""
+    from costfuse.estimates import row_registers
+    from costfuse.launch import config_space, space_arrays
+
+    d = Decider()
+    d.heads = Heads()
+    k = softmax_kernel()
+    seen = []
+    monkeypatch.setattr(d, "features", lambda kernel, launches: seen.append(list(launches)) or
+                        np.zeros((len(launches), 1)))
+    assert d.always_spills(k) is False
+    arrays, space = space_arrays(k), config_space(k)
+    regs, _ = row_registers(arrays.mode, arrays.elems_per_thread, k.live_full, k.reductions, k.words)
+    order = sorted(range(len(space)), key=lambda i: (regs[i], i))
+    assert seen == [[space[i] for i in order[:len(seen[0])]]]
+
+
+def test_the_uuid_names_the_mode_the_schema_and_sixteen_hex_digits():
+    assert re.fullmatch(r"costfuse-prune-v\d+-[0-9a-f]{16}", model_uuid(Decider(), "prune"))
