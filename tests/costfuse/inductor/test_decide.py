@@ -123,3 +123,14 @@ def test_the_fusion_walk_starts_from_the_configs_of_fewest_estimated_registers_t
 
 def test_the_uuid_names_the_mode_the_schema_and_sixteen_hex_digits():
     assert re.fullmatch(r"costfuse-prune-v\d+-[0-9a-f]{16}", model_uuid(Decider(), "prune"))
+
+
+def test_the_default_model_is_the_handlers_own_heads_and_another_archs_is_refused_by_name(decider):
+    from costfuse.cost_models.learned_groups import SHIPPED_GROUP_MODEL_DIR
+    from costfuse.inductor.decide import SHIPPED_INDUCTOR_MODEL_DIR
+
+    assert decider.bundle_digest == Decider(str(SHIPPED_INDUCTOR_MODEL_DIR)).bundle_digest
+    assert decider.bundle_digest != Decider(str(SHIPPED_GROUP_MODEL_DIR)).bundle_digest
+    with pytest.raises(ValueError) as err:
+        Decider(arch="sm_80")
+    assert str(err.value).startswith(f"group model {SHIPPED_INDUCTOR_MODEL_DIR}: ")

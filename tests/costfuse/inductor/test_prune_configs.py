@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from types import SimpleNamespace
 
@@ -27,6 +28,8 @@ def test_a_kernel_is_keyed_by_its_function_under_any_name_whatever_comes_before_
     assert source_key("import triton\n\ndef other_name" + BODY) == source_key(loaded)   # no decorator line
     helper = "def helper(x):\n    return x\n"   # a def before the kernel's is not the kernel
     assert source_key(helper + JIT + "def KERNEL_NAME" + BODY) == source_key(loaded)
+    assert source_key(HEADER + helper + JIT + "def KERNEL_NAME" + BODY) == source_key(loaded)
+    assert re.fullmatch(r"[0-9a-f]{64}", source_key("x = 1\n")), "a source without a function still has a key"
 
 
 def test_two_kernels_differing_before_a_shared_tail_have_two_keys():
@@ -54,6 +57,7 @@ class Decider:
         self.spilling, self.pick_launch, self.asked = set(spilling), pick, []
 
     def predict(self, kernel, launches, cut):
+        assert launches, "prune never asks the heads about no candidates"
         self.asked.append(("predict", kernel, cut))
         return {"spills": [launch in self.spilling for launch in launches]}
 
@@ -73,13 +77,13 @@ def _looped(*rw):
 def test_prune_drops_the_spilling_candidates_and_adds_the_pick_it_does_not_hold(caplog):
     configs = _looped((2048, 16), (4096, 4), (1024, 8))
     decider = Decider({KernelLaunch("looped", 1, 4096, 4)}, KernelLaunch("looped", 2, 512, 8))
-    stats = Counter({"kept": 1})
+    stats = Counter({"kept": 1, "dropped": 2, "added": 3})   # a registry's counts so far: added to
     with caplog.at_level(logging.INFO, logger="costfuse.inductor"):
         kept = prune_configs(configs, DECISION, decider, False, stats=stats)
     assert kept[:2] == [configs[0], configs[2]]
     added = kept[2]
     assert (added.kwargs, added.num_warps, added.num_stages) == ({"XBLOCK": 2, "R0_BLOCK": 512}, 8, NUM_STAGES)
-    assert stats == Counter({"kept": 3, "dropped": 1, "added": 1})
+    assert stats == Counter({"kept": 3, "dropped": 3, "added": 4})
     assert caplog.messages == ["costfuse.inductor: prune 1 of 3 candidates, add the pick looped x2 r512 w8"]
     assert decider.asked == [("predict", KERNEL, "f1"), ("pick", KERNEL, "looped")]
 
