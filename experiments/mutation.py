@@ -158,7 +158,8 @@ STAGES = (
            "tests/costfuse/inductor/test_inductor_handler.py",
            "tests/featurize/test_inductor_kernel.py")),
     Stage("inductor_handler", ("costfuse/inductor/describe.py", "costfuse/inductor/choices.py"),
-          ("tests/costfuse/inductor/test_inductor_handler.py", "tests/featurize/test_inductor_kernel.py")),
+          ("tests/costfuse/inductor/test_decide.py", "tests/costfuse/inductor/test_inductor_handler.py",
+           "tests/featurize/test_inductor_kernel.py")),
     Stage("lower_kernel", ("data/lowering/kernel.py", "data/lowering/kernel_function.py"),
           ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py")),
     # A few modules per stage: a surviving lowering mutant reruns every IREE comparison (~100 s), so these

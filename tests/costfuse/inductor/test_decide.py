@@ -134,3 +134,39 @@ def test_the_default_model_is_the_handlers_own_heads_and_another_archs_is_refuse
     with pytest.raises(ValueError) as err:
         Decider(arch="sm_80")
     assert str(err.value).startswith(f"group model {SHIPPED_INDUCTOR_MODEL_DIR}: ")
+
+
+def _loop_body():
+    """An Inductor loop body (its FX graph of ``ops`` calls): a constant, loads of x and y, their sum stored,
+    then the sum times the constant stored as a reduction's value."""
+    import torch.fx as fx
+
+    g = fx.Graph()
+    ops = g.placeholder("ops")
+    k = g.call_method("constant", (ops, 1.0, "torch.float32"))
+    a = g.call_method("load", (ops, "x", "i0"))
+    b = g.call_method("load", (ops, "y", "i0"))
+    c = g.call_method("add", (ops, a, b))
+    g.call_method("store", (ops, "out", "i0", c))
+    e = g.call_method("mul", (ops, c, k))
+    g.call_method("store_reduction", (ops, "acc", "i0", e))
+    g.output(None)
+    return SimpleNamespace(root_block=SimpleNamespace(graph=g))
+
+
+@pytest.mark.parametrize("y_bits, words", [(32, 2), (64, 3)])
+def test_a_loop_bodys_live_words_by_hand(y_bits, words):
+    """Into the add: x (1 word) and y (1, or 2 when 64-bit); the constant is an immediate, never a register;
+    the stores define nothing."""
+    from costfuse.featurize.inductor_kernel import KernelBuffer
+    from costfuse.inductor.describe import body_live_words
+
+    buffers = {"x": KernelBuffer("x", 8, 32), "y": KernelBuffer("y", 8, y_bits)}
+    assert body_live_words(_loop_body(), buffers) == words
+    assert body_live_words(SimpleNamespace(), buffers) == 1   # no graph: one word
+    import torch.fx as fx
+
+    empty = fx.Graph()
+    empty.placeholder("ops")
+    empty.output(None)
+    assert body_live_words(SimpleNamespace(root_block=SimpleNamespace(graph=empty)), buffers) == 1
