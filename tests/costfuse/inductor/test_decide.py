@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import sympy
 
 from costfuse.inductor import decide
 from costfuse.inductor.decide import Decider, _inductor_space, model_uuid
@@ -170,3 +171,51 @@ def test_a_loop_bodys_live_words_by_hand(y_bits, words):
     empty.placeholder("ops")
     empty.output(None)
     assert body_live_words(SimpleNamespace(root_block=SimpleNamespace(graph=empty)), buffers) == 1
+
+
+class _Features:
+    """A stand-in for Inductor's SIMDKernelFeatures: sizes, a reduction hint, scheduler nodes."""
+
+    def __init__(self, numel, reduction_numel, hint="ReductionHint.INNER"):
+        self.numel, self.reduction_numel, self.hint = numel, reduction_numel, hint
+
+    def get_reduction_hint(self):
+        if self.hint is None:
+            raise AssertionError("a pointwise kernel's hint was asked")
+        return self.hint
+
+    def scheduler_nodes(self):
+        return iter(["node0", "node1"])
+
+
+@pytest.mark.parametrize("features, tiling, why", [
+    (_Features(sympy.Symbol("s0"), 128), None, "dynamic shapes (numel = s0)"),
+    (_Features(64, sympy.Symbol("s1")), None, "dynamic shapes (reduction_numel = s1)"),
+    (_Features(64, 128), {"x": 64, "y": 2, "r0_": 128}, "tiling x, y, r0_: not a row kernel (x by r0_)"),
+    (_Features(64, 128, "ReductionHint.OUTER"), None, "reduction hint OUTER: not a row reduction"),
+])
+def test_what_the_heads_never_saw_is_named_before_any_node_is_read(features, tiling, why):
+    from costfuse.inductor.describe import NotCovered, describe_features
+
+    with pytest.raises(NotCovered) as err:
+        describe_features(features, tiling)
+    assert str(err.value) == why
+
+
+@pytest.mark.parametrize("features, tiling", [(_Features(64, 128), {"x": 64, "r0_": 128}),
+                                              (_Features(64, 128, "ReductionHint.INNER"), None),
+                                              (_Features(4096, 1, hint=None), {"x": 4096})])
+def test_a_row_kernel_is_described_from_its_nodes_in_order(monkeypatch, features, tiling):
+    from costfuse.inductor import describe
+
+    monkeypatch.setattr(describe, "describe_nodes", lambda nodes, rows, n: (nodes, rows, n))
+    rows, n = int(features.numel), int(features.reduction_numel)
+    assert describe.describe_features(features, tiling) == (["node0", "node1"], rows, n)
+
+
+def test_a_nodes_reduction_type_is_read_through_its_buffer_or_is_none():
+    from costfuse.inductor.describe import _reduction_type
+
+    assert _reduction_type(SimpleNamespace(node=SimpleNamespace(data=SimpleNamespace(reduction_type="sum")))) == "sum"
+    for node in (SimpleNamespace(), SimpleNamespace(node=None), SimpleNamespace(node=SimpleNamespace(data=None))):
+        assert _reduction_type(node) is None
