@@ -219,3 +219,65 @@ def test_a_nodes_reduction_type_is_read_through_its_buffer_or_is_none():
     assert _reduction_type(SimpleNamespace(node=SimpleNamespace(data=SimpleNamespace(reduction_type="sum")))) == "sum"
     for node in (SimpleNamespace(), SimpleNamespace(node=None), SimpleNamespace(node=SimpleNamespace(data=None))):
         assert _reduction_type(node) is None
+
+
+# -- the handler's small rules ------------------------------------------------------------------------------
+
+def test_a_decision_line_names_the_size_or_that_it_is_dynamic():
+    from costfuse.inductor.choices import KernelDecision
+
+    dynamic = KernelDecision(None, None, None, None, "fallback", "dynamic shapes (numel = s0)", 0.0)
+    assert dynamic.line() == "costfuse.inductor: reduction dynamic: fallback to Inductor (dynamic shapes (numel = s0))"
+    split = KernelDecision(64, 128, None, None, "fallback", "split reduction", 0.0)
+    assert split.line() == "costfuse.inductor: reduction 64 x 128: fallback to Inductor (split reduction)"
+
+
+def test_a_fallbacks_reason_counts_by_its_kind():
+    from costfuse.inductor.choices import _reason_kind
+
+    assert _reason_kind("dynamic shapes (numel = s0)") == "dynamic shapes"
+    assert _reason_kind("reduction hint DEFAULT: not a row reduction") == "reduction hint DEFAULT"
+
+
+def test_reset_forgets_the_time_and_the_pending_kernel(decider):
+    from costfuse.inductor.choices import CostFuseChoices
+
+    h = CostFuseChoices("prune")
+    h.hook_s, h.pending = 3.0, object()
+    h.stats["pin"] += 1
+    h.reset()
+    assert h.hook_s == 0.0 and h.pending is None and not h.stats
+
+
+@pytest.mark.parametrize("mode, reduction, cooperative, pick_mode, expected", [
+    ("pin", True, False, "persistent", True), ("pin", True, False, "looped", False),
+    ("pin", True, True, "persistent", ("inductor", True)), ("pin", False, False, "persistent", ("inductor", False)),
+    ("prune", True, False, "persistent", ("inductor", False)), ("pin", True, False, None, ("inductor", False)),
+])
+def test_persistence_is_the_picks_in_pin_mode_and_inductors_otherwise(monkeypatch, mode, reduction, cooperative,
+                                                                      pick_mode, expected):
+    from torch._inductor.choices import InductorChoices
+
+    from costfuse.inductor.choices import CostFuseChoices
+
+    monkeypatch.setattr(InductorChoices, "should_use_persistent_reduction",
+                        staticmethod(lambda features, cooperative: ("inductor", cooperative)))
+    h = CostFuseChoices(mode)
+    pick = None if pick_mode is None else SimpleNamespace(launch=SimpleNamespace(mode=pick_mode))
+    monkeypatch.setattr(h, "decide", lambda features: SimpleNamespace(pick=pick))
+    features = SimpleNamespace(is_reduction=lambda: reduction)
+    assert h.should_use_persistent_reduction(features, cooperative) == expected
+
+
+def test_a_split_reductions_first_stage_is_an_intermediate_of_the_same_graph_op():
+    from costfuse.inductor.choices import _splits
+
+    op = object()
+    first = SimpleNamespace(origin_node=None, origins={op})
+    assert _splits(first, SimpleNamespace(origin_node=op))
+    assert not _splits(SimpleNamespace(origin_node=op, origins={op}), SimpleNamespace(origin_node=op))
+    assert not _splits(first, SimpleNamespace(origin_node=object()))
+    assert not _splits(first, SimpleNamespace())
+    assert not _splits(None, SimpleNamespace(origin_node=op))
+    assert not _splits(SimpleNamespace(origin_node=None), SimpleNamespace(origin_node=op))
+    assert _splits(SimpleNamespace(origins={op}), SimpleNamespace(origin_node=op)), "no origin_node reads as none"
