@@ -281,3 +281,86 @@ def test_a_split_reductions_first_stage_is_an_intermediate_of_the_same_graph_op(
     assert not _splits(None, SimpleNamespace(origin_node=op))
     assert not _splits(SimpleNamespace(origin_node=None), SimpleNamespace(origin_node=op))
     assert _splits(SimpleNamespace(origins={op}), SimpleNamespace(origin_node=op)), "no origin_node reads as none"
+
+
+def test_a_mode_outside_pin_and_prune_is_refused_naming_both():
+    from costfuse.inductor.choices import CostFuseChoices
+
+    with pytest.raises(ValueError) as err:
+        CostFuseChoices("autotune")
+    assert str(err.value) == "costfuse.inductor: mode must be one of pin, prune, got 'autotune'"
+    h = CostFuseChoices("pin")
+    assert h.hook_s == 0.0 and h.pending is None
+
+
+@pytest.mark.parametrize("kwargs", [{"override_cooperative_reduction": True}, {"mix_order_reduction": True}])
+def test_inductors_own_multi_kernel_schemes_are_left_to_it(kwargs):
+    from costfuse.inductor.choices import CostFuseChoices
+    from costfuse.inductor.describe import NotCovered
+
+    with pytest.raises(NotCovered) as err:
+        CostFuseChoices("pin")._check_scheme(SimpleNamespace(), kwargs)
+    assert str(err.value) == "cooperative or mix-order reduction"
+
+
+@pytest.mark.parametrize("mode, pick_mode", [("pin", "persistent"), ("pin", "looped"), ("prune", "persistent"),
+                                             ("pin", None)])
+def test_the_kernel_kwargs_pin_the_pick_and_hand_on_inductors_otherwise(monkeypatch, mode, pick_mode):
+    from torch._inductor.codegen.triton import FixedTritonConfig
+
+    from costfuse.inductor.choices import CostFuseChoices
+
+    h = CostFuseChoices(mode)
+    launch = None if pick_mode is None else KernelLaunch(pick_mode, 1, 2048, 8)
+    decision = SimpleNamespace(pick=None if launch is None else SimpleNamespace(launch=launch))
+    asked = []
+    monkeypatch.setattr(h, "decide", lambda features, kwargs, tiling: asked.append((kwargs, tiling)) or decision)
+    kwargs, tiling = {"mix_order_reduction": False}, {"x": 64, "r0_": 2048}
+    out = h.triton_kernel_kwargs(None, SimpleNamespace(is_reduction=lambda: True), [tiling, "other"], kwargs)
+    assert asked == [(kwargs, tiling)]
+    assert h.pending is (decision if launch is not None else None)
+    if mode != "pin" or launch is None:
+        assert out is kwargs
+        return
+    assert out["override_persistent_reduction"] is (pick_mode == "persistent")
+    assert out["override_cooperative_reduction"] is False and out["mix_order_reduction"] is False
+    assert isinstance(out["fixed_config"], FixedTritonConfig)
+    assert out["fixed_config"].config == {"XBLOCK": 1, "R0_BLOCK": 2048, "num_warps": 8, "num_stages": 1}
+
+
+def test_pointwise_kernels_and_untiled_groups_are_counted_and_passed_through(monkeypatch):
+    from costfuse.inductor.choices import CostFuseChoices
+
+    h = CostFuseChoices("pin")
+    kwargs = {}
+    for _ in range(2):
+        assert h.triton_kernel_kwargs(None, SimpleNamespace(is_reduction=lambda: False), [], kwargs) is kwargs
+    assert h.stats == {"pointwise: Inductor's": 2}
+    asked = []
+    monkeypatch.setattr(h, "decide", lambda features, kwargs, tiling: asked.append(tiling) or
+                        SimpleNamespace(pick=None))
+    h.triton_kernel_kwargs(None, SimpleNamespace(is_reduction=lambda: True), ["not a tiling"], kwargs)
+    h.triton_kernel_kwargs(None, SimpleNamespace(is_reduction=lambda: True), [], kwargs)
+    assert asked == [None, None]
+
+
+def test_a_fusion_candidate_is_described_over_its_reductions_rows_else_as_pointwise(monkeypatch):
+    from costfuse.inductor import choices
+    from costfuse.inductor.describe import NotCovered
+
+    monkeypatch.setattr(choices, "describe_nodes", lambda nodes, rows, n: (nodes, rows, n))
+
+    def owner(*sizes):
+        return SimpleNamespace(group=("cuda", sizes))
+
+    assert choices._describe_group(["a"], owner(8192), owner(64, 128)) == (["a"], 64, 128)
+    assert choices._describe_group(["a"], owner(64, 1), owner(64, 1)) == (["a"], 64, 1)   # a row of one
+    assert choices._describe_group(["a"], owner(64, 2)) == (["a"], 64, 2)
+    assert choices._describe_group(["a"], owner(8, 16, 4)) == (["a"], 512, 1)   # three dims: pointwise
+    s = sympy.Symbol("s0")
+    for owners, why in (((owner(64, s),), "dynamic shapes (reduction size = s0)"),
+                        ((owner(s, 128),), "dynamic shapes (size = s0)"),
+                        ((owner(s),), "dynamic shapes (size = s0)")):
+        with pytest.raises(NotCovered) as err:
+            choices._describe_group(["a"], *owners)
+        assert str(err.value) == why
