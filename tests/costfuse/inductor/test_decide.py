@@ -364,3 +364,70 @@ def test_a_fusion_candidate_is_described_over_its_reductions_rows_else_as_pointw
         with pytest.raises(NotCovered) as err:
             choices._describe_group(["a"], *owners)
         assert str(err.value) == why
+
+
+class _Described:
+    """A handler whose checks pass and whose description and heads are stood in: what each was handed."""
+
+    def __init__(self, monkeypatch, mode="pin", not_covered=None, inductor_persistent=True):
+        from torch._inductor.choices import InductorChoices
+
+        from costfuse.inductor import choices
+        from costfuse.inductor.describe import NotCovered
+
+        self.h = h = choices.CostFuseChoices(mode)
+        self.asked = []
+        monkeypatch.setattr(h, "_check_scheme", lambda features, kwargs: None)
+        monkeypatch.setattr(h, "_check_reductions", lambda features: None)
+
+        def describe(features, tiling):
+            self.asked.append(("describe", tiling))
+            if not_covered:
+                raise NotCovered(not_covered)
+            return SimpleNamespace(rows=features.numel * 2, n=features.reduction_numel * 2)
+
+        monkeypatch.setattr(choices, "describe_features", describe)
+        monkeypatch.setattr(h.decider, "pick", lambda kernel, mode: self.asked.append(("pick", mode)) or (
+            SimpleNamespace(launch=KernelLaunch("looped", 1, 256, 2), predicted_regs=40.0, p_spill=0.1), ""))
+        monkeypatch.setattr(InductorChoices, "should_use_persistent_reduction", staticmethod(
+            lambda features, cooperative: self.asked.append(("inductor", cooperative)) or inductor_persistent))
+
+
+def _features(rows=64, n=128):
+    return SimpleNamespace(numel=rows, reduction_numel=n)
+
+
+@pytest.mark.parametrize("mode, inductor_persistent, asked_mode", [("pin", True, None), ("prune", True, "persistent"),
+                                                                    ("prune", False, "looped")])
+def test_a_decision_asks_the_heads_in_the_modes_rule_and_keeps_its_size_and_time(monkeypatch, mode,
+                                                                                  inductor_persistent, asked_mode):
+    d = _Described(monkeypatch, mode, inductor_persistent=inductor_persistent)
+    tiling = {"x": 64, "r0_": 128}
+    decision = d.h.decide(_features(), {}, tiling)
+    assert ("describe", tiling) in d.asked and ("pick", asked_mode) in d.asked
+    assert (("inductor", False) in d.asked) == (mode == "prune")
+    assert (decision.rows, decision.n, decision.outcome, decision.reason) == (128, 256, mode, "")
+    assert 0 <= decision.seconds < 1 and d.h.hook_s == decision.seconds
+    other = d.h.decide(_features(), {}, tiling)
+    assert other is not decision and d.h.hook_s == pytest.approx(decision.seconds + other.seconds)
+    assert d.h.stats == {mode: 2}
+
+
+def test_a_kernel_not_covered_falls_back_with_inductors_sizes_and_the_reason(monkeypatch):
+    d = _Described(monkeypatch, not_covered="split reduction")
+    decision = d.h.decide(_features(64, 128))
+    assert (decision.rows, decision.n, decision.pick, decision.outcome, decision.reason) == (
+        64, 128, None, "fallback", "split reduction")
+    assert d.h.stats == {"fallback: split reduction": 1}
+
+
+def test_a_kernel_asked_about_again_gets_the_same_answer_until_it_is_forgotten(monkeypatch):
+    from costfuse.inductor import choices
+
+    monkeypatch.setattr(choices, "REMEMBERED", 2)
+    d = _Described(monkeypatch)
+    first, second, third = _features(), _features(), _features()
+    answers = [d.h.decide(f) for f in (first, second, third)]
+    assert d.h.decide(third) is answers[2] and d.h.decide(second) is answers[1]
+    assert d.h.decide(first) is not answers[0], "the oldest was forgotten"
+    assert len(d.h.decisions) == 4
