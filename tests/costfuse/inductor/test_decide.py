@@ -431,3 +431,91 @@ def test_a_kernel_asked_about_again_gets_the_same_answer_until_it_is_forgotten(m
     assert d.h.decide(third) is answers[2] and d.h.decide(second) is answers[1]
     assert d.h.decide(first) is not answers[0], "the oldest was forgotten"
     assert len(d.h.decisions) == 4
+
+
+class _Dep:
+    def __init__(self, name):
+        self.name = name
+
+
+class WeakDep(_Dep):
+    """Named as Inductor's ordering-only dependency: not a read of the buffer's elements."""
+
+
+def _node(name, reduction, sizes, reads, writes, users, reduction_type=None, ops=(("load", 1), ("add", 1))):
+    """A stand-in scheduler node: its loop sizes, the buffers it reads and writes, who uses its outputs."""
+    body = SimpleNamespace(op_counts=dict(ops), root_block=SimpleNamespace(graph=None))
+    def user(u):
+        return SimpleNamespace(node=SimpleNamespace(get_name=lambda: u))
+
+    outputs = [SimpleNamespace(get_name=lambda w=w: w, users=[user(u) for u in users.get(w, ())]) for w in writes]
+    return SimpleNamespace(
+        get_name=lambda: name, is_reduction=lambda: reduction, group=("cuda", sizes), _body=body,
+        read_writes=SimpleNamespace(reads=[_Dep(r) if not r.startswith("~") else WeakDep(r[1:]) for r in reads],
+                                    writes=[_Dep(w) for w in writes]),
+        get_outputs=lambda: outputs,
+        node=SimpleNamespace(data=SimpleNamespace(reduction_type=reduction_type)))
+
+
+class _Graph:
+    """A stand-in for Inductor's graph: buffers by name (dtype, numel) and the graph's outputs."""
+
+    def __init__(self, buffers, outputs):
+        self.buffers, self.outputs = buffers, outputs
+
+    def get_output_names(self):
+        return list(self.outputs)
+
+    def get_buffer(self, name):
+        if name not in self.buffers:
+            return None
+        dtype, numel = self.buffers[name]
+        return SimpleNamespace(get_dtype=lambda: dtype, get_numel=lambda: numel)
+
+
+def _describe(nodes, buffers, outputs=("out",), rows=64, n=128):
+    from torch._inductor.virtualized import V
+
+    from costfuse.inductor.describe import describe_nodes
+
+    with V.set_graph_handler(_Graph(buffers, outputs)):
+        return describe_nodes(nodes, rows, n)
+
+
+def test_a_kernels_nodes_buffers_and_outputs_as_the_heads_read_them():
+    buffers = {"x": ("torch.bfloat16", 64 * 128), "idx": ("torch.int64", 64), "buf0": ("torch.float32", 64),
+               "out": ("torch.bfloat16", 64 * 128), "buf1": ("torch.float32", 64)}
+    nodes = [
+        _node("op0", True, (64, 128), ["x", "x", "~buf9"], ["buf0"], {"buf0": ["op1"]}, "sum",
+              ops=(("load", 1), ("reduction", 1), ("indirect_indexing", 2))),
+        _node("op1", False, (64, 128), ["x", "buf0", "idx"], ["out"], {"out": ["OUTPUT"]}),
+        _node("op2", False, (64, 1), ["buf0"], ["buf1"], {"buf1": ["op7"]}),   # read by a later kernel
+    ]
+    k = _describe(nodes, buffers)
+    assert [(nd.name, nd.role, nd.reads, nd.writes, nd.reduction_type, nd.indirect_loads) for nd in k.nodes] == [
+        ("op0", "reduce", ("x",), ("buf0",), "sum", 2), ("op1", "full", ("x", "buf0", "idx"), ("out",), None, 0),
+        ("op2", "rowwise", ("buf0",), ("buf1",), None, 0)]
+    assert k.nodes[0].ops == (("indirect_indexing", 2), ("load", 1), ("reduction", 1))
+    assert [(b.name, b.numel, b.bits) for b in k.buffers] == [
+        ("x", 64 * 128, 16), ("buf0", 64, 32), ("idx", 64, 64), ("out", 64 * 128, 16), ("buf1", 64, 32)]
+    assert k.outputs == ("out", "buf1") and (k.rows, k.n) == (64, 128)
+
+
+@pytest.mark.parametrize("node, buffers, why", [
+    (_node("op0", False, (64, 64), ["x"], ["out"], {}), {"x": ("torch.float32", 8192), "out": ("torch.float32", 8192)},
+     "node op0 runs over 4096 elements, neither 64 rows nor 8192 elements"),
+    (_node("op0", False, (64, 128), ["x"], ["out"], {}), {"out": ("torch.float32", 8192)},
+     "buffer x is unknown to the graph"),
+    (_node("op0", False, (64, 128), ["x"], ["out"], {}), {"x": ("torch.float64", 8192), "out": ("torch.float32", 8192)},
+     "dtype float64 of x is outside training (f32, bf16, f16)"),
+    (_node("op0", False, (64, 128), ["x"], ["out"], {}),
+     {"x": ("torch.float32", sympy.Symbol("s0")), "out": ("torch.float32", 8192)}, "dynamic shapes (numel of x = s0)"),
+    (_node("op0", False, (64, sympy.Symbol("s1")), ["x"], ["out"], {}), {}, "dynamic shapes (a node's size = s1)"),
+    (_node("op0", False, None, ["x"], ["out"], {}), {}, "node op0 has no static loop size"),
+])
+def test_what_a_description_cannot_hold_is_named(node, buffers, why):
+    from costfuse.inductor.describe import NotCovered
+
+    with pytest.raises(NotCovered) as err:
+        _describe([node], buffers)
+    assert str(err.value) == why
