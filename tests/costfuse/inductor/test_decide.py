@@ -519,3 +519,65 @@ def test_what_a_description_cannot_hold_is_named(node, buffers, why):
     with pytest.raises(NotCovered) as err:
         _describe([node], buffers)
     assert str(err.value) == why
+
+
+def _fusion(monkeypatch, spills: dict, base=True, veto=True):
+    """A handler whose fusion verdicts read ``spills`` (kernel name -> always_spills' answer) over stand-in
+    nodes ``a`` and ``b``; Inductor's own verdict is ``base``."""
+    from torch._inductor.choices import InductorChoices
+
+    from costfuse.inductor import choices
+    from costfuse.inductor.describe import NotCovered
+
+    h = choices.CostFuseChoices("pin", veto=veto)
+
+    def describe(nodes, *owners):
+        name = "+".join(nodes)
+        if spills.get(name) == "not covered":
+            raise NotCovered("dynamic shapes")
+        if spills.get(name) == "none":
+            return None
+        return SimpleNamespace(name=name, rows=64, n=128, pointwise=spills.get(name) == "pointwise")
+
+    monkeypatch.setattr(choices, "_describe_group", describe)
+    monkeypatch.setattr(h.decider, "always_spills", lambda kernel: spills[kernel.name])
+    monkeypatch.setattr(InductorChoices, "can_fuse_vertical", staticmethod(lambda *args: base))
+    a, b = (SimpleNamespace(get_name=lambda n=n: n, get_nodes=lambda n=n: [n]) for n in ("a", "b"))
+    return h, a, b
+
+
+@pytest.mark.parametrize("spills, fuse", [
+    ({"a+b": True, "a": False, "b": False}, False),
+    ({"a+b": None, "a": False, "b": False}, True), ({"a+b": False, "a": False, "b": False}, True),
+    ({"a+b": True, "a": True, "b": False}, True), ({"a+b": True, "a": False, "b": None}, True),
+    ({"a+b": True, "a": "none", "b": False}, True), ({"a+b": "pointwise"}, True), ({"a+b": "none"}, True),
+    ({"a+b": True, "a": "not covered", "b": False}, True),
+])
+def test_a_fusion_is_vetoed_only_when_the_fused_kernel_always_spills_and_neither_part_does(monkeypatch, caplog,
+                                                                                         spills, fuse):
+    import logging
+
+    h, a, b = _fusion(monkeypatch, spills)
+    with caplog.at_level(logging.INFO, logger="costfuse.inductor"):
+        assert h.can_fuse_vertical(None, a, b, 0) is fuse
+    assert (h.stats["fusion vetoed"], len(h.vetoes)) == ((0, 0) if fuse else (1, 1))
+    if not fuse:
+        why = "every config of the fused 64 x 128 kernel is predicted to spill, the two apart are not"
+        assert h.vetoes == [("a+b", why)]
+        assert caplog.messages == [f"costfuse.inductor: refuse fusing a into b: {why}"]
+
+
+def test_a_fusion_verdict_is_asked_once_per_pair_and_timed(monkeypatch):
+    h, a, b = _fusion(monkeypatch, {"a+b": True, "a": False, "b": False})
+    calls = []
+    verdict = h._fuse_verdict
+    monkeypatch.setattr(h, "_fuse_verdict", lambda n1, n2: calls.append(1) or verdict(n1, n2))
+    assert h.can_fuse_vertical(None, a, b, 0) is False and h.can_fuse_vertical(None, a, b, 0) is False
+    assert calls == [1] and h.hook_s > 0
+
+
+@pytest.mark.parametrize("base, veto, fuse", [(False, True, False), (True, False, True)])
+def test_inductors_refusal_stands_and_without_the_veto_its_yes_does(monkeypatch, base, veto, fuse):
+    h, a, b = _fusion(monkeypatch, {"a+b": True, "a": False, "b": False}, base=base, veto=veto)
+    monkeypatch.setattr(h, "_fuse_verdict", lambda *args: pytest.fail("asked the heads"))
+    assert h.can_fuse_vertical(None, a, b, 0) is fuse
