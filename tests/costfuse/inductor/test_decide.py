@@ -581,3 +581,186 @@ def test_inductors_refusal_stands_and_without_the_veto_its_yes_does(monkeypatch,
     h, a, b = _fusion(monkeypatch, {"a+b": True, "a": False, "b": False}, base=base, veto=veto)
     monkeypatch.setattr(h, "_fuse_verdict", lambda *args: pytest.fail("asked the heads"))
     assert h.can_fuse_vertical(None, a, b, 0) is fuse
+
+
+# -- the description's edges (mutation survivors of describe.py) -------------------------------------------
+
+@pytest.mark.parametrize("features, why", [
+    (_Features(64, 2, "ReductionHint.OUTER"), "reduction hint OUTER: not a row reduction"),   # a row of two
+    (_Features(64, 128, "OUTER"), "reduction hint OUTER: not a row reduction"),   # a hint spelled bare
+    (_Features(64, 128, "torch._inductor.ReductionHint.OUTER_TINY"), "reduction hint OUTER_TINY: not a row reduction"),
+])
+def test_a_hint_that_is_not_inner_is_named_by_its_last_part(features, why):
+    from costfuse.inductor.describe import NotCovered, describe_features
+
+    with pytest.raises(NotCovered) as err:
+        describe_features(features, None)
+    assert str(err.value) == why
+
+
+class _Body:
+    """A loop body that can be weakly referenced, as Inductor's ``LoopBody`` is."""
+
+    def __init__(self, graph):
+        self.root_block = SimpleNamespace(graph=graph)
+
+
+def _graph(*calls):
+    """An FX graph of ``ops`` calls: ``(name, target, args)`` with earlier names as operands."""
+    import torch.fx as fx
+
+    g = fx.Graph()
+    ops = g.placeholder("ops")
+    made = {}
+    for name, target, args in calls:
+        made[name] = g.call_method(target, (ops, *[made.get(a, a) for a in args]))
+    g.output(None)
+    return g
+
+
+def test_the_description_holds_data_deps_only_and_reads_liveness_and_reduction_types_where_they_belong():
+    """A weak (ordering-only) write is no write; a user that cannot name itself is outside the kernel, so
+    its buffer is an output; only a reduce node's reduction type is read; each node's live words come from
+    its own loop body."""
+    buffers = {"x": ("torch.float32", 64 * 128), "y": ("torch.float32", 64 * 128), "out": ("torch.float32", 64 * 128)}
+    node = _node("op0", False, (64, 128), ["x", "y"], ["out"], {}, reduction_type="sum")
+    node.read_writes.writes.append(WeakDep("buf9"))
+    node.get_outputs()[0].users.append(SimpleNamespace(node=SimpleNamespace()))   # no get_name
+    node._body = _Body(_graph(("a", "load", ["x", "i0"]), ("b", "load", ["y", "i0"]), ("c", "add", ["a", "b"]),
+                              ("s", "store", ["out", "i0", "c"])))
+    node._body.op_counts = {"load": 2, "add": 1, "store": 1}
+    k = _describe([node], buffers, outputs=())
+    (described,) = k.nodes
+    assert described.writes == ("out",) and [b.name for b in k.buffers] == ["x", "y", "out"]
+    assert k.outputs == ("out",)
+    assert described.reduction_type is None
+    assert described.live_words == 2
+
+
+def test_live_words_without_a_graph_are_one_and_a_body_that_cannot_be_remembered_is_walked_each_time():
+    from costfuse.featurize.inductor_kernel import KernelBuffer
+    from costfuse.inductor.describe import _live_words
+
+    buffers = {"x": KernelBuffer("x", 8, 64), "y": KernelBuffer("y", 8, 32)}
+    assert _live_words(SimpleNamespace(), buffers) == 1                              # no root block
+    assert _live_words(SimpleNamespace(root_block=SimpleNamespace()), buffers) == 1  # a block without a graph
+    g = _graph(("a", "load", ["x", "i0"]), ("b", "load", ["y", "i0"]), ("c", "add", ["a", "b"]),
+               ("s", "store", ["out", "i0", "c"]))
+    assert _live_words(SimpleNamespace(root_block=SimpleNamespace(graph=g)), buffers) == 3   # not weakly referable
+    body = _Body(g)
+    assert _live_words(body, buffers) == 3 and _live_words(body, buffers) == 3   # walked, then remembered
+
+
+def test_a_body_is_walked_past_its_stores_and_one_live_word_is_one():
+    """Stores define nothing and the walk goes on after them: here the peak (three loads into one op) comes
+    after the first store.  A load from a buffer the kernel does not know is 32-bit."""
+    from costfuse.featurize.inductor_kernel import KernelBuffer
+    from costfuse.inductor.describe import body_live_words
+
+    buffers = {"x": KernelBuffer("x", 8, 32)}
+    g = _graph(("a", "load", ["x", "i0"]), ("s", "store", ["out", "i0", "a"]),
+               ("b", "load", ["y", "i0"]), ("c", "load", ["z", "i0"]), ("d", "load", ["x", "i1"]),
+               ("e", "add", ["b", "c"]), ("f", "add", ["e", "d"]), ("t", "store", ["out2", "i0", "f"]))
+    assert body_live_words(_Body(g), buffers) == 3
+    one = _graph(("a", "load", ["x", "i0"]), ("s", "store", ["out", "i0", "a"]))
+    assert body_live_words(_Body(one), buffers) == 1
+
+
+# -- the handler's edges (mutation survivors of choices.py) -------------------------------------------------
+
+def test_the_handler_pins_for_sm_90_unless_told_otherwise():
+    from costfuse.inductor.choices import CostFuseChoices
+
+    h = CostFuseChoices()
+    assert h.mode == "pin" and h.decider.arch == "sm_90" and h.veto is True
+
+
+def test_only_prune_files_a_decision_under_its_source_and_only_once():
+    from costfuse.inductor.choices import CostFuseChoices
+
+    pin = CostFuseChoices("pin")
+    pin.pending = SimpleNamespace(kernel="k")   # pin sets it too (triton_kernel_kwargs), but never files
+    pin.file_source("@triton.jit\ndef triton_red_fused_0(x):\n    pass\n")
+    assert pin.registry.entries == {}
+    prune = CostFuseChoices("prune")
+    decision = prune.pending = SimpleNamespace(kernel="k")
+    prune.file_source("@triton.jit\ndef triton_red_fused_0(x):\n    pass\n")
+    assert prune.pending is None
+    prune.file_source("@triton.jit\ndef triton_red_fused_1(y):\n    return y\n")   # nothing pending: not filed
+    assert [entry[0] for entry in prune.registry.entries.values()] == [decision]
+
+
+def test_inductors_fusion_rule_is_asked_with_the_hooks_own_arguments(monkeypatch):
+    from torch._inductor.choices import InductorChoices
+
+    h, a, b = _fusion(monkeypatch, {"a+b": False, "a": False, "b": False})
+    seen = []
+    monkeypatch.setattr(InductorChoices, "can_fuse_vertical", staticmethod(lambda *args: seen.append(args) or True))
+    scheduler = object()
+    assert h.can_fuse_vertical(scheduler, a, b, 7) is True
+    assert len(seen) == 1 and seen[0][0] is scheduler and seen[0][1] is a and seen[0][2] is b and seen[0][3] == 7
+
+
+def test_each_pair_gets_its_own_verdict_counted_and_timed_on_top_of_the_hooks_time(monkeypatch):
+    h, a, b = _fusion(monkeypatch, {"a+b": True, "a": False, "b": False, "b+a": True})
+    c = SimpleNamespace(get_name=lambda: "c", get_nodes=lambda: ["c"])
+    h.decider.always_spills = lambda kernel: {"a+c": False}.get(kernel.name, kernel.name in ("a+b", "b+a"))
+    h.hook_s = 1.0
+    assert h.can_fuse_vertical(None, a, b, 0) is False
+    assert h.can_fuse_vertical(None, a, c, 0) is True, "another pair: another verdict"
+    assert h.can_fuse_vertical(None, b, a, 0) is False
+    assert h.stats["fusion vetoed"] == 2 and [v[0] for v in h.vetoes] == ["a+b", "b+a"]
+    assert 1.0 < h.hook_s < 2.0
+
+
+def test_a_fused_kernel_is_described_over_both_nodes_and_each_part_over_its_own(monkeypatch):
+    from costfuse.inductor import choices
+
+    h, a, b = _fusion(monkeypatch, {"a+b": True, "a": False, "b": False})
+    owners = []
+    describe = choices._describe_group
+    monkeypatch.setattr(choices, "_describe_group",
+                        lambda nodes, *o: owners.append((nodes, [x.get_name() for x in o])) or describe(nodes, *o))
+    h._fuse_verdict(a, b)
+    assert owners == [(["a", "b"], ["a", "b"]), (["a"], ["a"]), (["b"], ["b"])]
+
+
+def test_a_pointwise_owner_does_not_set_the_fused_kernels_rows(monkeypatch):
+    from costfuse.inductor import choices
+
+    monkeypatch.setattr(choices, "describe_nodes", lambda nodes, rows, n: (nodes, rows, n))
+    rowwise, reduction = (SimpleNamespace(group=("cuda", sizes)) for sizes in ((64, 1), (64, 128)))
+    assert choices._describe_group(["a"], rowwise, reduction) == (["a"], 64, 128)
+
+
+def _split_node(users=(), reads=(), node=None):
+    """A reduction scheduler node with its outputs' users and the buffers it reads."""
+    out = SimpleNamespace(users=[SimpleNamespace(node=u) for u in users])
+    return SimpleNamespace(is_reduction=lambda: True, node=node, get_outputs=lambda: [out],
+                           read_writes=SimpleNamespace(reads=[_Dep(r) for r in reads]))
+
+
+def test_a_reduction_feeding_or_reading_another_reduction_is_a_split_only_when_it_is_the_same_graph_op():
+    from torch._inductor.virtualized import V
+
+    from costfuse.inductor.choices import _is_split
+
+    op = object()
+    reduced = SimpleNamespace(reduction_type="sum")   # a buffer's IR data, as Inductor's Reduction holds it
+    stage = SimpleNamespace(origin_node=None, origins={op}, data=reduced)   # a split's first stage
+    final = SimpleNamespace(origin_node=op, origins={op}, data=reduced)
+    mean = SimpleNamespace(origin_node=object(), origins=set(), data=reduced)   # another graph op's reduction
+    graph = SimpleNamespace(name_to_buffer={"stage": stage, "mean": mean, "x": SimpleNamespace(data=SimpleNamespace()),
+                                            "loose": SimpleNamespace(origin_node=None, origins={op})})
+    reducing_user = SimpleNamespace(is_reduction=lambda: True, node=final)
+    with V.set_graph_handler(graph):
+        assert _is_split(_split_node(users=[reducing_user], node=stage))
+        assert _is_split(_split_node(reads=["stage"], node=final))
+        # a reduction whose user reduces another graph op's result, or reads one: not a split
+        assert not _is_split(_split_node(users=[SimpleNamespace(is_reduction=lambda: True, node=final)], node=mean))
+        assert not _is_split(_split_node(reads=["mean", "x", "unknown"], node=final))
+        assert not _is_split(_split_node(reads=["loose"], node=final)), "an intermediate that reduces nothing"
+        # users that are no reduction, or have no IR node: not a split, whatever they hold
+        assert not _is_split(_split_node(users=[SimpleNamespace(node=final)], node=stage))
+        assert not _is_split(_split_node(users=[SimpleNamespace(is_reduction=lambda: True)], node=stage))
+        assert not _is_split(SimpleNamespace(is_reduction=lambda: False))
