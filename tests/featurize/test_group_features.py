@@ -209,3 +209,17 @@ def test_a_one_element_pointwise_group_has_no_padding_and_all_its_bytes_per_elem
     assert (s["log2_n"], s["log2_rows"], s["n_pad_ratio"]) == (0.0, 0.0, 1.0)
     assert s["in_bytes_per_elem"] == sum(i.nbytes for i in shape.inputs) == 4.0
 
+
+
+def test_n_gathers_counts_each_input_read_by_a_gather_once():
+    """An input with gathers counts once however many extracts read it; the others not at all."""
+    import dataclasses
+
+    from helpers.peer_kernels import Kernels, rmsnorm
+
+    k = Kernels(rmsnorm(1, 64))   # held: the shape reads its module's ops
+    shape = k.shape()
+    first, *rest = shape.inputs
+    gathered = dataclasses.replace(shape, inputs=(dataclasses.replace(first, gathers=((0, 1), (1, 2))), *rest))
+    assert group_static(shape)["n_gathers"] == 0
+    assert group_static(gathered)["n_gathers"] == 1

@@ -548,3 +548,15 @@ def test_the_group_heads_load_their_three_heads_from_the_store_the_policy_names(
     with pytest.raises(ValueError) as err:
         lg.load_group_heads("my/heads")
     assert str(err.value) == "group model my/heads has no 'spill' head"
+
+
+def test_a_config_of_the_other_mode_lost_to_the_fastest_config_predicted_spill_free_and_names_it():
+    """0 (looped, the fastest) is predicted to spill; 1 (persistent, P 0.5) is the pick; 2 (looped, free,
+    faster than 1's expected time) lost on the mode, which 1, the fastest free config, fixes: 1 is named,
+    not 0."""
+    base = _scores([1.0, 2.0, 2.5], ["looped", "persistent", "looped"])
+    p = np.array([0.9, 0.5, 0.0])
+    allowed = np.array([False, True, True])
+    out = lg._passed_over_for_risk(base, 1, p, allowed, SLOWDOWN)
+    assert out == {2: f"looped, not the persistent mode of the fastest config predicted spill-free "
+                      f"({base.configs[1].short()}), which the time fixes"}
