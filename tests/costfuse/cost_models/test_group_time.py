@@ -278,5 +278,12 @@ def test_the_passed_over_reason_names_the_fastest_persistent_config_of_fewer_byt
     assert scores.passed_over(0, ["", "is predicted to spill", ""]) == \
         "persistent x1 r8192 w8 moves 500.0 MB, not 1000.0 MB, but is predicted to spill"
     assert scores.passed_over(1) == ""                       # not looped
+    # a persistent config the policy did not turn down is named before a faster one it did: the time's reason
+    four = ConfigScores(configs + [KernelLaunch("persistent", 2, 8192, 8)], np.array([40.0, 255.0, 200.0, 90.0]),
+                        np.zeros(4), np.array([1e9, 5e8, 1e9, 5e8]), np.full(4, 5e8), np.array([1.0, 2.0, 0.5, 3.0]))
+    assert four.passed_over(0, ["", "is predicted to spill", "", ""]) == \
+        "persistent x2 r8192 w8 moves 500.0 MB, not 1000.0 MB, but is estimated slower (3000000.00 us vs 1000000.00 us)"
+    assert four.passed_over(0, ["", "is predicted to spill", "", "is outside the training range"]) == \
+        "persistent x1 r8192 w8 moves 500.0 MB, not 1000.0 MB, but is predicted to spill"   # all turned down
     scores.spill_bytes[1] = 0.0
     assert scores.passed_over(0).endswith("(2000000.00 us vs 1000000.00 us)")   # no spills: not said
