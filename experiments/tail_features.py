@@ -123,7 +123,7 @@ def run() -> dict:
             "auc_v2": float(roc_auc_score(y[te & (version == 2)], p[te & (version == 2)])),
             "auc_blocks": float(roc_auc_score(yb, pb)),
             "met": [float(s[0]) for s in sweep(p[held], y[held], pb, yb) if s[5]],
-            "f1_cut": sweep(p[held], y[held], pb, yb),
+            "sweep": sweep(p[held], y[held], pb, yb),
         }
     table = load_group_table([REPO / d for d in GROUP_DATA])
     rows, X = table.rows.reset_index(drop=True), table.X.reset_index(drop=True)
@@ -169,9 +169,9 @@ def markdown(out: dict, command: str) -> str:
               "blocks' spilling / spill-free):", "",
               "| P(spill) cut | " + " | ".join(out["inductor"]) + " |", "|---|" + "---|" * len(out["inductor"])]
     runs = list(out["inductor"].values())
-    for i, s in enumerate(runs[0]["f1_cut"]):
-        cells = [f"{100 * r['f1_cut'][i][1]:.1f} / {100 * r['f1_cut'][i][2]:.1f}, "
-                 f"{100 * r['f1_cut'][i][3]:.1f} / {100 * r['f1_cut'][i][4]:.1f}" for r in runs]
+    for i, s in enumerate(runs[0]["sweep"]):
+        cells = [f"{100 * r['sweep'][i][1]:.1f} / {100 * r['sweep'][i][2]:.1f}, "
+                 f"{100 * r['sweep'][i][3]:.1f} / {100 * r['sweep'][i][4]:.1f}" for r in runs]
         lines.append(f"| {s[0]:.2f} | " + " | ".join(cells) + " |")
     lines += ["", "## The pass's group heads (`sm90_v2` + `sm90_v1`; issue #29: AUC >= 0.985, MAE <= 8)", "",
               "| features | spill AUC, v2 test rows | register MAE (cap-share head), v2 test rows |", "|---|---|---|"]
