@@ -141,18 +141,20 @@ def _match(kernels: list, rows: int | None, n: int, used: set) -> int | None:
 
 def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, jobs: int = 2,
                  timeout_s: float = 120.0, repeats: int = 1, probe: bool = True, pool=None,
-                 group_model: str = "", spill_cut: str | None = None, persistent_first: bool = True) -> BlockReport:
+                 group_model: str = "", spill_cut: str | None = None, persistent_first: bool = True,
+                 prune_cut: str | None = None) -> BlockReport:
     """The :class:`BlockReport` of ``fn`` at ``inputs`` ((shape, torch dtype) pairs); ``options``:
     ``torch._inductor.config`` settings for every codegen (:data:`MAX_AUTOTUNE`: its larger candidate
     lists); ``repeats``: codegen runs timed per side; ``pool``: a compile pool to share between blocks;
-    ``persistent_first``: the decision rule (:attr:`costfuse.inductor.decide.Decider.persistent_first`)."""
+    ``persistent_first``: the decision rule (:attr:`costfuse.inductor.decide.Decider.persistent_first`);
+    ``prune_cut``: the cut ``prune`` drops candidates at, and the candidates' predicted verdicts are read at
+    (:attr:`costfuse.inductor.decide.Decider.prune_cut`)."""
     from costfuse.data.compile import CompilePool, CompileTask
     from costfuse.data.inductor_codegen import inductor_code, kernels_of
     from costfuse.inductor.choices import CostFuseChoices
-    from costfuse.inductor.decide import PRUNE_SPILL_CUT
     from costfuse.inductor.prune import patched
 
-    handler = CostFuseChoices(mode, group_model, spill_cut=spill_cut)
+    handler = CostFuseChoices(mode, group_model, spill_cut=spill_cut, prune_cut=prune_cut)
     handler.decider.persistent_first = persistent_first
     inductor_code(fn, inputs, options=options)   # untimed: the first codegen of a process pays for imports
     times: dict[str, list[float]] = {"inductor": [], "handler": [], "hooks": []}
@@ -226,7 +228,7 @@ def report_block(fn, inputs, mode: str = "pin", options: dict | None = None, job
                             "inductor": kernel.dram_bytes_at(theirs, handler.decider.target)}
             r.features_s = features_seconds(handler.decider, kernel)
             # what prune would drop: the heads' verdicts at prune's cut, and P(spill) for any other cut
-            predicted = handler.decider.predict(kernel, [k.launch(c) for c in k.candidates], PRUNE_SPILL_CUT)
+            predicted = handler.decider.predict(kernel, [k.launch(c) for c in k.candidates], handler.decider.prune_cut)
             for e, s, p, regs in zip(r.inductor, predicted["spills"], predicted["p_spill"], predicted["regs"]):
                 e.update(predicted_spill=bool(s), p_spill=round(float(p), 4), predicted_regs=round(float(regs), 1))
             if mode == "prune":
@@ -303,6 +305,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--spill-cut", choices=("f1", "recall"), default=None,
                    help="the spill head's cut (default recall, the handler's): f1 = its F1-best P(spill), recall = the one that kept 95%% of the "
                         "training programs' spilling kernels out (fewer spilling picks, less persistence)")
+    p.add_argument("--prune-cut", choices=("f1", "recall"), default=None,
+                   help="the cut mode prune drops Inductor's candidates at, and the 'CostFuse predicts spill' verdicts "
+                        "read (default f1): recall drops more of the spilling candidates and more of the spill-free ones")
     p.add_argument("--max-autotune", action="store_true",
                    help="Inductor's max-autotune candidate lists for reductions (max_autotune_pointwise: the same "
                         "lists, without timing matmul templates, which needs a GPU)")
@@ -365,7 +370,7 @@ def cli(argv=None) -> int:
             module = build_module(load_factory(args.target), 0, args.dtype)
         options = MAX_AUTOTUNE if args.max_autotune else None
         report = report_block(module, _inputs(args.shape, args.dtype), args.mode, options, args.jobs, args.timeout,
-                              spill_cut=args.spill_cut)
+                              spill_cut=args.spill_cut, prune_cut=args.prune_cut)
         if args.json:
             for r in report.kernels:
                 print(json.dumps(r.to_json()))

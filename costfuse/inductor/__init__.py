@@ -11,11 +11,12 @@ only: no XGBoost, MLflow or IREE).
 from __future__ import annotations
 
 
-def install(mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str | None = None, veto: bool = True):
+def install(mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str | None = None,
+            veto: bool = True, prune_cut: str | None = None):
     """See :func:`costfuse.inductor.installation.install`."""
     from costfuse.inductor.installation import install as _install
 
-    return _install(mode, group_model, arch, spill_cut, veto)
+    return _install(mode, group_model, arch, spill_cut, veto, prune_cut)
 
 
 def __getattr__(name: str):

@@ -39,7 +39,7 @@ from torch._inductor.choices import InductorChoices
 
 from costfuse.inductor.compat import should_use_cooperative_reduction
 from costfuse.inductor.configs import fixed_config
-from costfuse.inductor.decide import HANDLER_SPILL_CUT, Decider, Pick, model_uuid
+from costfuse.inductor.decide import HANDLER_SPILL_CUT, PRUNE_SPILL_CUT, Decider, Pick, model_uuid
 from costfuse.inductor.describe import NotCovered, describe_features, describe_nodes
 
 log = logging.getLogger("costfuse.inductor")
@@ -73,15 +73,17 @@ class KernelDecision:
 class CostFuseChoices(InductorChoices):
     """The handler (see the module docstring).  ``mode``: ``pin`` or ``prune``; ``veto``: whether
     ``can_fuse_vertical`` may refuse a fusion; the rest choose the model (:class:`Decider`); ``spill_cut``
-    ``None`` is :data:`costfuse.inductor.decide.HANDLER_SPILL_CUT`."""
+    ``None`` is :data:`costfuse.inductor.decide.HANDLER_SPILL_CUT`; ``prune_cut`` ``None`` is
+    :data:`costfuse.inductor.decide.PRUNE_SPILL_CUT` (the cut mode ``prune`` drops candidates at)."""
 
     def __init__(self, mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str | None = None,
-                 veto: bool = True):
+                 veto: bool = True, prune_cut: str | None = None):
         if mode not in MODES:
             raise ValueError(f"costfuse.inductor: mode must be one of {', '.join(MODES)}, got {mode!r}")
         super().__init__()
         self.mode, self.veto = mode, veto
-        self.decider = Decider(group_model, arch, spill_cut or HANDLER_SPILL_CUT)
+        self.decider = Decider(group_model, arch, spill_cut or HANDLER_SPILL_CUT,
+                               prune_cut=prune_cut or PRUNE_SPILL_CUT)
         self.stats: Counter[str] = Counter()
         self.hook_s = 0.0   # seconds spent deciding kernels and fusions: what the handler adds to codegen
         self.decisions: list[KernelDecision] = []

@@ -99,12 +99,13 @@ def _inductor_space(pointwise: bool, n: int, n_rows: int, mode: str | None) -> t
 def model_uuid(decider: "Decider", mode: str) -> str:
     """``costfuse-MODE-vN-HASH``: the handler's mode, the group feature schema this code computes (N) and a hash
     of the model bundle (its metadata and every head's trees) and of the decision rule as ``decider`` holds it
-    now (cut, rule, :attr:`Decider.persistent_first`, :attr:`Decider.spill_slowdown`), so Inductor's caches
+    now (cut, rule, :attr:`Decider.persistent_first`, :attr:`Decider.spill_slowdown`, :attr:`Decider.prune_cut`),
+    so Inductor's caches
     never serve code decided by another model or rule."""
     heads = decider.heads
     digest = hashlib.sha256(decider.bundle_digest.encode())
     digest.update(f"{heads.spill_cut}:{heads.threshold}:{DECISION_RULE}:"
-                  f"{decider.persistent_first}:{decider.spill_slowdown!r}".encode())
+                  f"{decider.persistent_first}:{decider.spill_slowdown!r}:{decider.prune_cut}".encode())
     return f"costfuse-{mode}-v{GROUP_FEATURE_SCHEMA_VERSION}-{digest.hexdigest()[:16]}"
 
 
@@ -125,10 +126,19 @@ class Decider:
     spill_slowdown: float = SPILL_SLOWDOWN
     """The expected-time weight (:data:`costfuse.cost_models.learned_groups.SPILL_SLOWDOWN`); 1 ranks by the
     analytical time alone, the rule that let 2 of 46 picks spill."""
+    prune_cut: str = PRUNE_SPILL_CUT
+    """The cut ``prune`` drops Inductor's candidates at (:data:`PRUNE_SPILL_CUT`).  No one cut meets both of
+    ``prune``'s goals on both of the sets it is judged on (docs/inductor.md), so the trade is the user's:
+    ``recall`` drops more of the spilling candidates and more of the spill-free ones."""
     heads: GroupHeads = field(init=False, repr=False)
 
     def __post_init__(self):
         from costfuse.cost_models.bundle import require_arch
+        from costfuse.cost_models.learned_groups import SPILL_CUTS
+
+        if self.prune_cut not in SPILL_CUTS:
+            raise ValueError(f"costfuse.inductor: prune_cut must be one of {', '.join(SPILL_CUTS)}, "
+                             f"got {self.prune_cut!r}")
 
         self.target = get_target(self.arch)
         source = self.group_model or str(SHIPPED_INDUCTOR_MODEL_DIR)

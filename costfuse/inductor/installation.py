@@ -49,10 +49,11 @@ class ChoicesFactory:
     arch: str
     spill_cut: str | None
     veto: bool
+    prune_cut: str | None = None
     uuid: str = ""
 
     def options(self) -> tuple:
-        return (self.mode, self.group_model, self.arch, self.spill_cut, self.veto)
+        return (self.mode, self.group_model, self.arch, self.spill_cut, self.veto, self.prune_cut)
 
     def __call__(self):
         handler = _HANDLERS.get(self.options())
@@ -102,9 +103,11 @@ class Installation:
 
 
 def install(mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str | None = None,
-            veto: bool = True) -> Installation:
+            veto: bool = True, prune_cut: str | None = None) -> Installation:
     """Install CostFuse's handler for every later ``torch.compile`` (see :class:`CostFuseChoices`); usable
     as a context manager.  ``group_model``: a group-heads bundle (default: the shipped one); ``spill_cut``:
-    the spill head's cut (default :data:`costfuse.inductor.decide.HANDLER_SPILL_CUT`)."""
+    the spill head's cut (default :data:`costfuse.inductor.decide.HANDLER_SPILL_CUT`); ``prune_cut``: the cut
+    mode ``prune`` drops Inductor's candidates at (default :data:`costfuse.inductor.decide.PRUNE_SPILL_CUT`;
+    ``recall`` drops more of the spilling ones and more of the spill-free ones, docs/inductor.md)."""
     check_torch()
-    return Installation(ChoicesFactory(mode, group_model, arch, spill_cut, veto))
+    return Installation(ChoicesFactory(mode, group_model, arch, spill_cut, veto, prune_cut))

@@ -10,7 +10,7 @@ that list.  So ``prune`` works in two steps:
    source, files the decision under the source's hash in its :class:`Registry`;
 2. :func:`patched` wraps ``triton_heuristics.cached_autotune`` so that, when
    Inductor loads a kernel filed in that registry, :func:`prune_configs` drops
-   the candidates the heads predict to spill (at their F1 cut,
+   the candidates the heads predict to spill (at the decider's ``prune_cut``, by default their F1 cut,
    :data:`costfuse.inductor.decide.PRUNE_SPILL_CUT`) and adds the heads' pick in the
    kernel's mode.
 
@@ -70,11 +70,10 @@ def prune_configs(configs: list, decision, decider, persistent: bool, no_x_dim: 
     import triton
 
     from costfuse.inductor.configs import NUM_STAGES, launch_of, triton_kwargs
-    from costfuse.inductor.decide import PRUNE_SPILL_CUT
 
     kernel = decision.kernel
     launches = [launch_of(c.kwargs, c.num_warps, persistent, kernel.n) for c in configs]
-    spills = decider.predict(kernel, launches, PRUNE_SPILL_CUT)["spills"] if launches else []
+    spills = decider.predict(kernel, launches, decider.prune_cut)["spills"] if launches else []
     kept = [c for c, s in zip(configs, spills) if not s]
     pick, _ = decider.pick(kernel, "persistent" if persistent else "looped")
     added = 0

@@ -141,3 +141,16 @@ def test_a_stored_kernel_source_compiles_to_the_rows_kernel_id():
                               int(r.num_warps))
         config = dataclasses.replace(k.compile_config(launch), num_stages=int(r.num_stages))
         assert kernel_id(k.compile_source(), config, 90) == r.kernel_id
+
+
+@pytest.mark.parametrize("flag, cut", [([], "f1"), (["--prune-cut", "recall"], "recall")])
+def test_the_candidates_verdicts_are_read_at_the_prune_cut(monkeypatch, capsys, flag, cut):
+    from costfuse.cli import main
+    from costfuse.inductor.decide import Decider
+
+    cuts = []
+    predict = Decider.predict
+    monkeypatch.setattr(Decider, "predict", lambda self, kernel, launches, c=None: cuts.append(c) or
+                        predict(self, kernel, launches, c))
+    assert main(["inductor-report", "experiments/workloads/blocks.py:Softmax", "--shape", "64x1024", *flag]) == 0
+    assert cuts == [cut] and "(CostFuse predicts " in capsys.readouterr().out

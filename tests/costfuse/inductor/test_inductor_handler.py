@@ -225,6 +225,8 @@ def test_uuid_names_the_mode_the_schema_and_the_bundle(tmp_path):
     meta.write_text(meta.read_text().replace('"command": "', '"command": "retrained: '))
     assert CostFuseChoices("pin", group_model=str(other)).uuid() != pin.uuid()
     assert CostFuseChoices("pin", spill_cut="f1").uuid() != pin.uuid()
+    assert CostFuseChoices("pin", prune_cut="recall").uuid() != pin.uuid()
+    assert CostFuseChoices("pin", prune_cut="f1").uuid() == pin.uuid(), "the default prune cut is f1"
     fastest = CostFuseChoices("pin")
     fastest.decider.persistent_first = False   # a rule changed after construction is a new key too
     assert fastest.uuid() != pin.uuid()
@@ -245,6 +247,19 @@ def test_install_sets_inductors_factory_and_restores_it():
         portable = config.save_config_portable()
         assert portable["inductor_choices_class"] == inst.handler.uuid()
     assert config.inductor_choices_class is before and not isinstance(V.choices, CostFuseChoices)
+
+
+def test_install_hands_the_prune_cut_to_the_handler_and_refuses_an_unknown_one():
+    import costfuse.inductor
+    from torch._inductor import config
+
+    with costfuse.inductor.install("prune", prune_cut="recall") as inst:
+        assert inst.handler.decider.prune_cut == "recall" and inst.handler.mode == "prune"
+        assert config.inductor_choices_class.options()[-1] == "recall"
+    assert CostFuseChoices("prune").decider.prune_cut == "f1"
+    with pytest.raises(ValueError) as err:
+        CostFuseChoices("prune", prune_cut="auc")
+    assert str(err.value) == "costfuse.inductor: prune_cut must be one of f1, recall, got 'auc'"
 
 
 def test_install_refuses_a_torch_without_the_hooks(monkeypatch):

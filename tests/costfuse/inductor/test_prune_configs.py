@@ -53,8 +53,8 @@ def test_the_three_spellings_of_a_config():
 class Decider:
     """Stand-in heads: the launches in ``spilling`` spill; the pick (of the mode asked) is ``pick``."""
 
-    def __init__(self, spilling, pick):
-        self.spilling, self.pick_launch, self.asked = set(spilling), pick, []
+    def __init__(self, spilling, pick, prune_cut="f1"):
+        self.spilling, self.pick_launch, self.asked, self.prune_cut = set(spilling), pick, [], prune_cut
 
     def predict(self, kernel, launches, cut):
         assert launches, "prune never asks the heads about no candidates"
@@ -128,3 +128,9 @@ def test_with_every_candidate_spilling_and_no_pick_inductors_list_stands():
     assert prune_configs(configs, DECISION, decider, False, stats=stats) is configs
     assert not stats
     assert prune_configs([], DECISION, Decider(set(), None), False) == []
+
+
+def test_prune_asks_the_heads_at_the_deciders_prune_cut():
+    decider = Decider(set(), KernelLaunch("looped", 1, 2048, 16), prune_cut="recall")
+    prune_configs(_looped((2048, 16)), DECISION, decider, False)
+    assert decider.asked[0] == ("predict", KERNEL, "recall")
