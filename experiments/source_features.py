@@ -77,9 +77,17 @@ def source_counts(src: str) -> dict[str, float]:
     }
 
 
+def bundle_params(meta: dict | None = None):
+    """The handler's heads' booster settings (their ``metadata.json``), as :class:`costfuse.train.fit.XGBParams`."""
+    from costfuse.train.fit import XGBParams
+
+    meta = meta or json.loads((MODEL / "metadata.json").read_text())
+    return XGBParams(**meta["params"])
+
+
 def training_table():
     """The bundle's training table (its datasets, its grouped split), its source counts (NaN off v3) and the
-    booster settings."""
+    booster settings (:func:`bundle_params`)."""
     import pandas as pd
 
     from costfuse.data.store import read_dataset
@@ -96,7 +104,7 @@ def training_table():
     counts["kernel_id"] = src["kernel_id"].to_numpy()
     rows = table.rows.reset_index(drop=True)
     extra = rows[["kernel_id"]].merge(counts, on="kernel_id", how="left").drop(columns="kernel_id")
-    return table, rows, split, extra, meta["params"]
+    return table, rows, split, extra, bundle_params(meta)
 
 
 def block_rows(columns: list[str]):
@@ -152,16 +160,12 @@ def run() -> dict:
     import xgboost as xgb
     from sklearn.metrics import roc_auc_score
 
-    table, rows, split, extra, p = training_table()
+    table, rows, split, extra, params = training_table()
     X = table.X.reset_index(drop=True)
     y = table.spills
     xb, cb, yb = block_rows(list(X.columns))
     v3 = (rows["dataset_version"] == 3).to_numpy()
     candidate = rows["config_source"].fillna("").str.contains("inductor|max_autotune").to_numpy()
-    params = dict(n_estimators=p["n_estimators"], max_depth=p["max_depth"], learning_rate=p["learning_rate"],
-                  subsample=p["subsample"], colsample_bytree=p["colsample_bytree"],
-                  min_child_weight=p["min_child_weight"], n_jobs=p["n_jobs"], random_state=p["seed"],
-                  tree_method="hist")
     tr, te = split.train, split.test
     held = te & v3 & candidate
     out = {"held": (int(y[held].sum()), int((~y[held]).sum())), "blocks": (int(yb.sum()), int((~yb).sum())),
@@ -169,7 +173,7 @@ def run() -> dict:
     for name, train_x, block_x in (("group features", X, xb),
                                    ("group features + source counts", pd.concat([X, extra], axis=1),
                                     pd.concat([xb, cb], axis=1))):
-        model = xgb.XGBClassifier(**params).fit(train_x[tr], y[tr])
+        model = xgb.XGBClassifier(**params.kwargs()).fit(train_x[tr], y[tr])
         p_all = model.predict_proba(train_x)[:, 1]
         p_blocks = model.predict_proba(block_x[train_x.columns])[:, 1]
         out["runs"][name] = {

@@ -77,20 +77,12 @@ def register_spread(X, regs: np.ndarray, spills: np.ndarray) -> tuple[float, int
 
 
 def _heads(train_X, y, regs, tr, params):
-    from costfuse.train.fit import GROUP_HEADS, XGBHead, XGBParams
+    from costfuse.train.fit import GROUP_HEADS, XGBHead
 
-    spill = XGBHead(GROUP_HEADS["spill"], XGBParams(**params))
+    spill = XGBHead(GROUP_HEADS["spill"], params)
     spill.model = spill._new().fit(train_X[tr], y[tr].astype(int))   # the AUC reads no cut: no out-of-fold fits
-    reg = XGBHead(GROUP_HEADS["regs"], XGBParams(**params)).fit(train_X[tr], regs[tr])
+    reg = XGBHead(GROUP_HEADS["regs"], params).fit(train_X[tr], regs[tr])
     return spill, reg
-
-
-def _params() -> dict:
-    import json
-
-    p = json.loads((REPO / "costfuse" / "models" / "inductor" / "metadata.json").read_text())["params"]
-    return {k: p[k] for k in ("n_estimators", "max_depth", "learning_rate", "subsample", "colsample_bytree",
-                              "min_child_weight", "n_jobs", "seed")}
 
 
 def run() -> dict:
@@ -98,10 +90,10 @@ def run() -> dict:
 
     from costfuse.train.group_dataset import load_group_table
     from costfuse.train.splits import grouped_split
-    from experiments.source_features import block_rows, sweep
+    from experiments.source_features import block_rows, bundle_params, sweep
 
     out = {"spread": {}, "inductor": {}, "groups": {}}
-    params = _params()
+    params = bundle_params()
     table = load_group_table([REPO / d for d in INDUCTOR_DATA])
     rows, X = table.rows.reset_index(drop=True), table.X.reset_index(drop=True)
     y, regs = table.spills, table.regs

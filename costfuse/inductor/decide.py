@@ -100,8 +100,7 @@ def model_uuid(decider: "Decider", mode: str) -> str:
     """``costfuse-MODE-vN-HASH``: the handler's mode, the group feature schema this code computes (N) and a hash
     of the model bundle (its metadata and every head's trees) and of the decision rule as ``decider`` holds it
     now (cut, rule, :attr:`Decider.persistent_first`, :attr:`Decider.spill_slowdown`, :attr:`Decider.prune_cut`),
-    so Inductor's caches
-    never serve code decided by another model or rule."""
+    so Inductor's caches never serve code decided by another model or rule."""
     heads = decider.heads
     digest = hashlib.sha256(decider.bundle_digest.encode())
     digest.update(f"{heads.spill_cut}:{heads.threshold}:{DECISION_RULE}:"
