@@ -10,8 +10,9 @@ import pytest
 from costfuse.estimates import flop_weight
 from costfuse.graph import function_blocks, generics_in
 from costfuse.ir import parse_module
-from costfuse.kernel import ONLINE_RESCALE_OPS, analyze_kernel
+from costfuse.kernel import ONLINE_RESCALE_OPS, NotAKernel, analyze_kernel
 from costfuse.online_softmax import online_sums
+from costfuse.rowspace import REDUCE
 
 SOFTMAX_GELU = (Path(__file__).parents[2] / "examples" / "softmax_gelu.mlir").read_text()
 ROWS, N = 64, 1024
@@ -59,3 +60,126 @@ def test_looped_flops_count_the_exp_in_the_max_pass_and_the_rescale():
     assert rescale == 6
     assert k.flops("persistent") == 10 * ROWS * N
     assert k.flops("looped") == (2 * 1 + 1 + 2 * 1 + 2 * 4 + 1 + 2 + rescale) * ROWS * N
+
+
+# --- the recognizer's rules, one at a time, on small kernels written out (issue #15's mutants) -----------------
+HEAD = """#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @k(%x: tensor<64x64xf32>, %s: f32) -> tensor<64xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64x64xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+"""
+ROW_MAX = """  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x64xf32>) outs(%minit : tensor<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+"""
+FOLDED = """    %d = arith.subf %a, %b : f32
+    %e = math.exp %d : f32
+    %r = arith.addf %e, %acc : f32"""
+
+
+def _sum(name: str, body: str = FOLDED, x_map: str = "#id", m: str = "%m", combine: str = "") -> str:
+    """A row sum of ``body`` (which defines ``%r`` from ``%a`` = x through ``x_map``, ``%b`` = the row value
+    ``m`` and ``%acc``)."""
+    return f"""  %{name} = linalg.generic {{indexing_maps = [{x_map}, #row, #row], iterator_types = ["parallel", "reduction"]}}
+      ins(%x, {m} : tensor<64x64xf32>, tensor<64xf32>) outs(%sinit : tensor<64xf32>) {{
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+{body}
+    linalg.yield %r : f32
+  }} -> tensor<64xf32>
+"""
+
+
+def _found(*members: str, result: str = "%s0", roles: list[str] | None = None):
+    """The folded sums of the kernel of ``members``, with their roles as the kernel analysis gives them (or
+    ``roles``, for a kernel it refuses)."""
+    m = parse_module(HEAD + "".join(members) + f"  return {result} : tensor<64xf32>\n}}\n")
+    with m.context:
+        ops = generics_in(function_blocks(m)[0])
+        return online_sums(ops, roles or [k.role for k in analyze_kernel(ops).members])
+
+
+def test_the_written_out_softmax_sum_is_folded_with_its_accumulator_on_either_side():
+    assert _found(ROW_MAX, _sum("s0")) == ((1, 0, 0),)
+    assert _found(ROW_MAX, _sum("s0", FOLDED.replace("%e, %acc", "%acc, %e"))) == ((1, 0, 0),)
+
+
+@pytest.mark.parametrize("sums", [
+    _sum("s0", x_map="#tr"),                                        # x through another map: not the value maxed
+    _sum("s0", FOLDED.replace("arith.addf %e, %acc", "arith.mulf %e, %acc")),   # a product, not a sum
+    _sum("s0", FOLDED.replace("arith.addf %e, %acc", "arith.addf %e, %e")),     # no accumulator: no reduction
+], ids=["other_map", "product", "no_accumulator"])
+def test_sums_that_do_not_qualify_are_refused_without_error(sums):
+    assert _found(ROW_MAX, sums) == ()
+
+
+def test_a_value_from_outside_the_members_is_no_row_max():
+    """exp(x - s) for a scalar argument ``s`` the body captures: the kernel analysis refuses such a kernel, and
+    the recognizer, asked anyway, finds no sum rather than failing."""
+    scalar = _sum("s0", FOLDED.replace("%a, %b", "%a, %s"))
+    with pytest.raises(NotAKernel):
+        _found(ROW_MAX, scalar)
+    assert _found(ROW_MAX, scalar, roles=[REDUCE, REDUCE]) == ()
+
+
+def test_a_sum_with_a_second_output_is_not_folded():
+    pair = """  %s0:2 = linalg.generic {indexing_maps = [#id, #row, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : tensor<64x64xf32>, tensor<64xf32>) outs(%sinit, %sinit : tensor<64xf32>, tensor<64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32, %acc2: f32):
+""" + FOLDED + """
+    %r2 = arith.addf %a, %acc2 : f32
+    linalg.yield %r, %r2 : f32, f32
+  } -> (tensor<64xf32>, tensor<64xf32>)
+"""
+    assert _found(ROW_MAX, pair, result="%s0#0") == ()
+
+
+def test_the_max_may_be_the_second_output_of_its_member():
+    pair = """  %p:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x64xf32>) outs(%sinit, %minit : tensor<64xf32>, tensor<64xf32>) {
+  ^bb0(%a: f32, %acc0: f32, %acc1: f32):
+    %t = arith.addf %a, %acc0 : f32
+    %r = arith.maximumf %a, %acc1 : f32
+    linalg.yield %t, %r : f32, f32
+  } -> (tensor<64xf32>, tensor<64xf32>)
+"""
+    assert _found(pair, _sum("s0", m="%p#1")) == ((1, 0, 1),)
+
+
+def test_untraceable_values_on_both_sides_are_no_match():
+    """The max of its own second accumulator, and a sum of exp(acc - m): both sides are values the
+    recognizer cannot follow (an output's own argument), and two such are not the same value."""
+    odd_max = """  %m:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x64xf32>) outs(%minit, %minit : tensor<64xf32>, tensor<64xf32>) {
+  ^bb0(%a: f32, %acc0: f32, %acc1: f32):
+    %r = arith.maximumf %acc1, %acc0 : f32
+    linalg.yield %r, %acc1 : f32, f32
+  } -> (tensor<64xf32>, tensor<64xf32>)
+"""
+    assert _found(odd_max, _sum("s0", FOLDED.replace("%a, %b", "%acc, %b"), m="%m#0")) == ()
+
+
+def test_sums_that_fail_each_rule_do_not_stop_the_search_for_a_later_one():
+    sums = [_sum("s1", "    %r = arith.addf %a, %acc : f32"),                                     # no exp
+            _sum("s2", "    %e = math.exp %a : f32\n    %r = arith.addf %e, %acc : f32"),         # no subtraction
+            _sum("s3", FOLDED.replace("%a, %b", "%a, %a")),                                       # not a row value
+            _sum("s4", FOLDED, m="%n"),                                                           # a row min
+            _sum("s5", FOLDED.replace("arith.addf %e, %acc", "arith.addf %e, %e")),               # no accumulator
+            _sum("s0")]
+    negated = """  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x64xf32>) outs(%e2 : tensor<64x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+"""                                                                                               # not a reduction
+    row_min = ROW_MAX.replace("%m =", "%n =").replace("maximumf", "minimumf")
+    assert _found(negated, ROW_MAX, row_min, *sums) == ((8, 1, 0),)

@@ -171,6 +171,21 @@ func.func @main(%x: {X}, %m: {X}, %acc: {R}, %w: {X}, %v: {X}) -> ({R}, {X}, {X}
 """
 
 
+INITS_KERNEL = [   # the body of INITS' one kernel function
+    "%0 = arith.constant()",
+    "%1 = tensor.empty()",
+    "%2 = linalg.generic(arg0, arg1, %1)",
+    "%3 = arith.constant()",
+    "%4 = tensor.empty()",
+    "%5 = linalg.fill(%3, %4)",
+    "%6 = linalg.generic(%2, %5, arg2)",
+    "%7 = tensor.empty()",
+    "%8 = tensor.empty()",
+    "%9 = linalg.generic(%2, %6#0, %7, %8)",
+    "%10 = func.return(%6#1, %9#0, %9#1)",
+]
+
+
 def test_a_kernel_passes_what_it_reads_and_clones_free_inits_and_constants():
     """``a = 2x`` (``%m`` an input its body never reads), ``s, t = sum(a)`` into a zero fill and onto
     ``%acc`` (an init the body reads), ``y, z = a - s, a`` into ``%w, %v`` (inits never read): one
@@ -186,19 +201,7 @@ def test_a_kernel_passes_what_it_reads_and_clones_free_inits_and_constants():
     assert ir.StringAttr(attrs["sym_visibility"]).value == "private" and KERNEL_ATTR in attrs
     assert KernelLaunch.from_attr(attrs[LAUNCH_ATTR]) == record.kernel.estimate.launch
     assert _signature(module, "main_k0") == ([X, X, R], [R, X, X])
-    assert _body(module, "main_k0") == [
-        "%0 = arith.constant()",
-        "%1 = tensor.empty()",
-        "%2 = linalg.generic(arg0, arg1, %1)",
-        "%3 = arith.constant()",
-        "%4 = tensor.empty()",
-        "%5 = linalg.fill(%3, %4)",
-        "%6 = linalg.generic(%2, %5, arg2)",
-        "%7 = tensor.empty()",
-        "%8 = tensor.empty()",
-        "%9 = linalg.generic(%2, %6#0, %7, %8)",
-        "%10 = func.return(%6#1, %9#0, %9#1)",
-    ]
+    assert _body(module, "main_k0") == INITS_KERNEL
     assert _body(module, "main")[5:] == ["%5 = call @main_k0(arg0, arg1, arg2)",
                                          "%6 = func.return(%5#0, %5#1, %5#2)"]
 
@@ -569,3 +572,77 @@ def test_a_producer_the_caller_keeps_is_recomputed_once_and_formation_ends(model
         ("merge", "g1", "g2"), ("recompute", "g1+g2", "g1'+g3")]
     assert [(r.name, r.kernel.label) for r in records] == [("main_k0", "g1+g2"), ("main_k1", "g1'+g3"),
                                                            ("main_k2", "g4")]
+
+
+# -- scratch functions: the kernel outlining would write, before anything is rewritten -------------------
+
+
+def test_a_scratch_function_is_the_function_outlining_writes():
+    """The three generics of INITS as one kernel: the scratch function returns the results read outside it
+    (``t, y, z``) and is, op for op and type for type, ``main_k0`` as the pass outlines it (above); the
+    caller is left as it was.  A member marked unstored returns nothing, even what the caller reads."""
+    from costfuse.outline import scratch_function
+
+    launch = KernelLaunch("looped", 2, 8, 4)
+    module = parse_module(INITS)
+    before = str(module)
+    with module.context:
+        a, s, y = [op.operation for op in module.body.operations[0].regions[0].blocks[0].operations
+                   if op.operation.name == "linalg.generic"]
+        scratch, fn = scratch_function([a, s, y], frozenset({a}), launch, "main_k0")
+        assert str(module) == before
+        assert ir.StringAttr(fn.attributes["sym_name"]).value == "main_k0"
+        assert KernelLaunch.from_attr(fn.attributes[LAUNCH_ATTR]) == launch and KERNEL_ATTR in fn.attributes
+        assert _signature(scratch, "main_k0") == ([X, X, R], [R, X, X])
+        assert _body(scratch, "main_k0") == INITS_KERNEL
+        unstored, fn = scratch_function([a, s, y], frozenset({a, s}), launch)   # ``t`` is no longer returned
+        assert ir.StringAttr(fn.attributes["sym_name"]).value == "scratch_kernel"
+        assert _signature(unstored, "scratch_kernel") == ([X, X, R], [X, X])
+        assert _body(unstored, "scratch_kernel")[-1] == "%10 = func.return(%9#0, %9#1)"
+
+
+def test_a_scratch_kernel_function_stores_what_the_kernel_shape_outputs():
+    from costfuse.kernel import analyze_kernel
+    from costfuse.outline import scratch_kernel_function
+
+    module = parse_module(INITS)
+    with module.context:
+        ops = [op.operation for op in module.body.operations[0].regions[0].blocks[0].operations
+               if op.operation.name == "linalg.generic"]
+        shape = analyze_kernel(ops)
+        scratch, fn = scratch_kernel_function(shape, KernelLaunch("looped", 2, 8, 4))
+        assert ir.StringAttr(fn.attributes["sym_name"]).value == "scratch_kernel"
+        assert _signature(scratch, "scratch_kernel") == ([X, X, R], [R, X, X])   # a and s stay inside
+        assert _body(scratch, "scratch_kernel") == INITS_KERNEL
+        _, named = scratch_kernel_function(shape, KernelLaunch("looped", 2, 8, 4), "k7")
+        assert ir.StringAttr(named.attributes["sym_name"]).value == "k7"
+
+
+HELD = MAPS + f"""
+func.func @main(%x: {X}, %w: {X}) -> ({X}, {X}) {{
+  %e = tensor.empty() : {X}
+""" + _generic("%z", [("%w", X, "#id")], "%e", "    %r = arith.addf %i0, %i0 : f32\n    linalg.yield %r : f32") \
+    + _generic("%u", [("%x", X, "#id")], "%e", "    %r = arith.addf %i0, %i0 : f32\n    linalg.yield %r : f32") \
+    + _square("%p1", "%u") \
+    + _generic("%p2", [("%p1", X, "#id")], "%e", "    %r = arith.negf %i0 : f32\n    linalg.yield %r : f32") \
+    + _generic("%q", [("%p2", X, "#id"), ("%w", X, "#id")], "%e", _DIVIDE) \
+    + _generic("%y", [("%p2", X, "#id"), ("%z", X, "#id")], "%e", _DIVIDE) + f"""\
+  return %q, %y : {X}, {X}
+}}
+"""
+
+
+def test_producers_every_reader_recomputes_belong_to_no_kernel_and_order_nothing():
+    """``p1 = u*u`` and ``p2 = -p1`` are recomputed by both their readers' kernels, ``q``'s (which owns ``u``)
+    and ``y``'s (which owns ``z``, the first generic of the program): no kernel owns them and they get no
+    call of their own (one would close a false cycle through ``q``'s kernel).  ``y``'s kernel starts first
+    in the program, but its copy of ``p1`` reads ``u``, so it is called after ``q``'s, which stores ``u``
+    for it."""
+    kernels = [Kernel((1, 2, 3, 4), None, _EST, recomputed=(2, 3), unstored=(2, 3)),
+               Kernel((0, 2, 3, 5), None, _EST, recomputed=(2, 3), unstored=(2, 3))]
+    module, names = _outlined(HELD, kernels)
+    assert names == ["main_k0", "main_k1"]
+    assert _body(module, "main") == ["%0 = tensor.empty()", "%1 = call @main_k0(arg0, arg1)",
+                                     "%2 = call @main_k1(arg1, %1#0)", "%3 = func.return(%1#1, %2)"]
+    assert _signature(module, "main_k0") == ([X, X], [X, X])    # u (for y's kernel's copies), q
+    assert _signature(module, "main_k1") == ([X, X], [X])

@@ -287,3 +287,60 @@ def test_the_passed_over_reason_names_the_fastest_persistent_config_of_fewer_byt
         "persistent x1 r8192 w8 moves 500.0 MB, not 1000.0 MB, but is predicted to spill"   # all turned down
     scores.spill_bytes[1] = 0.0
     assert scores.passed_over(0).endswith("(2000000.00 us vs 1000000.00 us)")   # no spills: not said
+
+
+def _two_modes(times=(1.0, 2.0, 0.5)):
+    """A looped config (1 GB issued) and two persistent ones, of fewer and of as many bytes (hand-made)."""
+    configs = [KernelLaunch("looped", 1, 1024, 4), KernelLaunch("persistent", 1, 8192, 8),
+               KernelLaunch("persistent", 1, 8192, 16)]
+    return ConfigScores(configs, np.array([40.0, 90.0, 200.0]), np.array([0.0, 0.0, 16.0]),
+                        np.array([10**9, 5 * 10**8, 10**9], np.int64), np.array([7, 8, 9], np.int64),
+                        np.array(times))
+
+
+def test_an_estimate_adds_the_passed_over_reason_only_for_a_policy_that_says_what_it_turned_down():
+    scores = _two_modes()
+    est = scores.estimate(0, "fastest")
+    assert est.reason == "fastest"                        # no rejections given: the reason stands as it is
+    assert (est.launch, est.time_s, est.issued_bytes, est.regs, est.spill_bytes, est.dram_bytes) == \
+        (scores.configs[0], 1.0, 10**9, 40.0, 0.0, 7)
+    assert type(est.dram_bytes) is int and type(est.issued_bytes) is int
+    est = scores.estimate(0, "fastest", ["", "", ""])
+    assert est.reason == ("fastest; persistent x1 r8192 w8 moves 500.0 MB, not 1000.0 MB, but is estimated slower "
+                          "(2000000.00 us vs 1000000.00 us)")
+    assert scores.estimate(1, "fastest", ["", "", ""]).reason == "fastest"   # a persistent pick passes none over
+
+
+def test_no_persistent_config_of_fewer_bytes_means_nothing_was_passed_over():
+    configs = [KernelLaunch("looped", 1, 1024, 4), KernelLaunch("persistent", 1, 8192, 8)]
+    scores = ConfigScores(configs, np.zeros(2), np.zeros(2), np.array([10**9, 10**9]), np.zeros(2, np.int64),
+                          np.array([1.0, 2.0]))
+    assert scores.passed_over(0) == "" and scores.passed_over(0, ["", ""]) == ""
+
+
+def test_the_passed_over_bytes_are_megabytes_of_a_million_bytes():
+    configs = [KernelLaunch("looped", 1, 1024, 4), KernelLaunch("persistent", 1, 8192, 8)]
+    scores = ConfigScores(configs, np.zeros(2), np.zeros(2), np.array([150_000, 50_000]), np.zeros(2, np.int64),
+                          np.array([1.0, 2.0]))
+    assert scores.passed_over(0).startswith("persistent x1 r8192 w8 moves 0.1 MB, not 0.1 MB, but")   # 0.05 -> 0.1
+
+
+def test_weighed_lists_every_config_fastest_first_with_its_verdict():
+    scores = _two_modes(times=(1.0, 2.0, 1.0))          # the third is as fast as the pick, the second slower
+    out = scores.weighed(0, "why", {})
+    assert [w.launch for w in out] == [scores.configs[0], scores.configs[2], scores.configs[1]]   # stable order
+    assert [w.verdict for w in out] == ["picked: why", "as fast as the pick, which comes first",
+                                        "slower than the pick (2000000.00 vs 1000000.00 us)"]
+    assert [(w.regs, w.spill_bytes, w.p_spill, w.dram_bytes) for w in out] == \
+        [(40.0, 0.0, None, 7), (200.0, 16.0, None, 9), (90.0, 0.0, None, 8)]
+    rejected = scores.weighed(0, "why", {1: "is predicted to spill"}, p_spill=np.array([0.1, 0.9, 0.2]),
+                              regs=np.array([41.0, 255.0, 99.0]), spill=np.array([0.0, 64.0, 0.0]))
+    assert [(w.verdict, w.regs, w.spill_bytes, w.p_spill) for w in rejected] == [
+        ("picked: why", 41.0, 0.0, 0.1), ("as fast as the pick, which comes first", 99.0, 0.0, 0.2),
+        ("is predicted to spill", 255.0, 64.0, 0.9)]    # the policy's predictions, not the estimates
+
+
+def test_weighed_without_a_pick_says_each_config_was_not_picked():
+    scores = _two_modes()
+    out = scores.weighed(None, "", {2: "is outside the training range"})
+    assert [w.verdict for w in out] == ["is outside the training range", "not picked", "not picked"]

@@ -178,3 +178,50 @@ def test_a_kernel_with_one_candidate_weighs_it_as_its_one_config():
     (only,) = Inductor().weigh_configs(shape)
     assert only.picked and only.verdict.startswith("picked: inductor persistent (")
     assert only.verdict.endswith("): its one config") and only.launch.mode == "persistent"
+
+
+def _verdicts(policy, shape) -> dict:
+    return {w.launch: w.verdict for w in policy.weigh_configs(shape)}
+
+
+def test_explain_configs_shows_the_spill_filters_drops_and_the_benchmarks_pick():
+    _, shape = whole(softmax(4096, 8192))
+    rule = "inductor looped (N=8192 > 1024)"
+    assert _verdicts(Inductor(labeller=Labeller({FULL_ROW: (32, 600, 68, True)})), shape) == {
+        CHUNKED: f"picked: {rule}: the fastest left, by our analytical time",
+        FULL_ROW: "dropped: > 16 spills (stack/4)"}
+
+
+def test_explain_configs_when_every_config_spills_picks_the_first_and_drops_the_rest():
+    _, shape = whole(softmax(4096, 8192))
+    every = Labeller({FULL_ROW: (32, 900, 400, True), CHUNKED: (32, 900, 400, True)})
+    assert _verdicts(Inductor(labeller=every), shape) == {
+        FULL_ROW: "picked: inductor looped (N=8192 > 1024): all spill: the first",
+        CHUNKED: "dropped: > 16 spills (stack/4)"}
+
+
+def test_explain_configs_names_the_rblock_halving_and_a_lone_config():
+    _, shape = whole(softmax(4096, 2048))          # one candidate, looped (2, 2048, 16)
+    lone = KernelLaunch("looped", 2, 2048, 16)
+    many = Labeller({lone: (64, 0, 0, True)})      # 64 regs: too few blocks resident, RBLOCK halved
+    verdicts = _verdicts(Inductor(labeller=many), shape)
+    assert verdicts[KernelLaunch("looped", 2, 1024, 16)] == ("picked: inductor looped (N=2048 > 1024) + RBLOCK halved "
+                                                             "for occupancy: the fastest left, by our analytical time")
+    assert verdicts[lone].startswith("slower than the pick")
+    few = Labeller({lone: (32, 0, 0, True)})
+    assert _verdicts(Inductor(labeller=few), shape) == {lone: "picked: inductor looped (N=2048 > 1024): its one config"}
+
+
+def test_a_config_that_does_not_compile_is_not_halved_for_occupancy():
+    _, shape = whole(softmax(4096, 2048))
+    lone = KernelLaunch("looped", 2, 2048, 16)
+    broken = Labeller({lone: (64, 0, 0, False)})   # registers that would halve RBLOCK, but no compile
+    assert [w.launch for w in Inductor(labeller=broken).weigh_configs(shape)] == [lone]
+
+
+def test_the_looped_candidates_default_to_sm_90():
+    from costfuse.cost_models.inductor import looped_configs
+
+    for pm, pn, loads in ((4096, 8192, 3), (1024, 4096, 12), (64, 65536, 2)):
+        assert looped_configs(pm, pn, loads, True) == looped_configs(pm, pn, loads, True, arch="sm_90")
+    assert looped_configs(64, 4096, 2, False, arch="sm_100") != looped_configs(64, 4096, 2, False)   # RBLOCK 1024

@@ -231,3 +231,11 @@ def test_the_emitters_numbers_at_their_bounds():
     assert vector_size(64, 32, 16) == 2 and vector_size(128, 32, 16) == 4  # 2 or 4 loads per thread, exactly
     launch, _ = native_launch(SimpleNamespace(pointwise=True, n_rows=64, n=1024))
     assert launch.short() == "pointwise x512 r1 w4"
+
+
+def test_explain_configs_shows_the_native_launch_as_the_only_one_weighed():
+    _, shape = whole(softmax(4096, 512))
+    (weighed,) = Xla().weigh_configs(shape)
+    assert weighed.launch == KernelLaunch("looped", 8, 64, 8)
+    assert weighed.verdict == ("picked: xla native row-reduction emitter: 32 threads per row x 8 row(s), vector 2, "
+                               "its only launch")
