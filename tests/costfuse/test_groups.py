@@ -110,15 +110,16 @@ class Formed:
         return [(k.label, k.unstored, k.estimate.reason) for k in self.kernels]
 
 
-def form(text: str, model: GroupPolicy | None = None, **tables) -> Formed:
-    """Form the groups of ``text``'s function under ``model``, by default a :class:`Scripted` one
-    with ``tables`` (``merges``, ``recomputes``, ``refuse``)."""
+def form(text: str, model: GroupPolicy | None = None, scripted: type = None, refuses=None, **tables) -> Formed:
+    """Form the groups of ``text``'s function under ``model``, by default a :class:`Scripted` one (or of the
+    class ``scripted``) with ``tables`` (``merges``, ``recomputes``, ``refuse``, ...); ``refuses``: the
+    lowering's refusal, as ``costfuse-opt`` passes it."""
     module = parse_module(text)
     block = function_blocks(module)[0]
     if model is None:
-        model = Scripted(gnum={op: k for k, op in enumerate(generics_in(block))}, **tables)
+        model = (scripted or Scripted)(gnum={op: k for k, op in enumerate(generics_in(block))}, **tables)
     with module.context:
-        kernels, decisions = form_groups(block, model)
+        kernels, decisions = form_groups(block, model, refuses)
     return Formed(module, model, kernels, decisions)
 
 
@@ -819,3 +820,174 @@ def test_every_kernel_is_priced_at_the_bytes_its_lowering_moves_copies_included(
     lowered = {k.kernel: k.hbm_bytes for _, k in lower_kernels(module, get_target("sm_90")).kernels}
     assert sum(1 for r in p.kernels if r.kernel.recomputed) >= 1
     assert {r.name: r.kernel.estimate.issued_bytes for r in p.kernels} == lowered
+
+
+# --- multi-output merges after forming (XLA's MultiOutputFusion, docs/peers.md) ------------------------
+@dataclass
+class ScriptedMultiOutput(Scripted):
+    """:class:`Scripted` with the multi-output phase on: it merges two formed kernels when the merged one's
+    name is in ``multi`` (with its priority) and records every offer in ``asked`` as ``KIND? a + b = ab
+    [the two parts]``."""
+
+    multi: dict = field(default_factory=dict)
+    multi_output_fusion = True
+
+    def multi_output_verdict(self, kind, a, b, ab, merged, parts):
+        self.asked.append(f"{kind}? {a.reason} + {b.reason} = {ab.reason} "
+                          f"[{' | '.join(self.describe(p) for p in parts)}]")
+        if ab.reason in self.multi:
+            return MergeVerdict(True, self.multi[ab.reason], "scripted multi-output")
+        return MergeVerdict(False, 0.0, "scripted keeps apart")
+
+
+def form_multi(text: str, merges: dict | None = None, multi: dict | None = None) -> Formed:
+    """:func:`form` under a :class:`ScriptedMultiOutput` model."""
+    return form(text, scripted=ScriptedMultiOutput, merges=merges or {}, multi=multi or {})
+
+
+def _offers(f: Formed) -> list[str]:
+    return [a for a in f.model.asked if a.startswith(("siblings?", "producer-consumer?"))]
+
+
+def siblings() -> str:
+    """``g1 = exp(x)``, ``g2 = -x``, ``g3 = |x|``: three readers of ``x``, none reading another, all returned."""
+    p = Program([("%x", X)])
+    return returning(p, *(elementwise(p, op, "%x") for op in ("math.exp", "arith.negf", "math.absf")))
+
+
+def test_siblings_are_offered_pair_by_pair_and_a_refusal_is_kept_with_its_reason():
+    f = form_multi(siblings())
+    assert _offers(f) == ["siblings? g1 stores g1 + g2 stores g2 = g1+g2 stores g1+g2 [g1 stores g1 | g2 stores g2]",
+                          "siblings? g1 stores g1 + g3 stores g3 = g1+g3 stores g1+g3 [g1 stores g1 | g3 stores g3]",
+                          "siblings? g2 stores g2 + g3 stores g3 = g2+g3 stores g2+g3 [g2 stores g2 | g3 stores g3]"]
+    assert [s for s in f.steps if s[0] == "keep"] == [
+        ("keep", "g1", "g2", "multi-output siblings: scripted keeps apart", "g1+g2 stores g1+g2"),
+        ("keep", "g1", "g3", "multi-output siblings: scripted keeps apart", "g1+g3 stores g1+g3"),
+        ("keep", "g2", "g3", "multi-output siblings: scripted keeps apart", "g2+g3 stores g2+g3")]
+    assert [g[0] for g in f.groups] == ["g1", "g2", "g3"]
+
+
+def test_a_merged_sibling_is_offered_the_next_one():
+    f = form_multi(siblings(), multi={"g1+g2 stores g1+g2": 1.0})
+    assert _offers(f)[1:] == ["siblings? g1+g2 stores g1+g2 + g3 stores g3 = g1+g2+g3 stores g1+g2+g3 "
+                              "[g1+g2 stores g1+g2 | g3 stores g3]"]
+    assert [s for s in f.steps if s[0] == "merge"] == [
+        ("merge", "g1", "g2", "multi-output siblings: scripted multi-output", "g1+g2 stores g1+g2")]
+    assert [g[0] for g in f.groups] == ["g1+g2", "g3"]
+
+
+def test_siblings_go_multi_output_kernels_first_then_fused_ones_then_lone_generics():
+    """``x`` read by a lone generic (g1), a fused kernel storing one value (g2+g3) and one storing two
+    (g4+g5): the offers pair them best-ranked first, whatever their program order."""
+    p = Program([("%x", X)])
+    lone = elementwise(p, "math.exp", "%x")
+    fused = elementwise(p, "math.absf", elementwise(p, "arith.negf", "%x"))
+    first = elementwise(p, "math.sqrt", "%x")
+    f = form_multi(returning(p, lone, fused, first, elementwise(p, "math.exp", first)),
+                   merges={"g2+g3 stores g3": 1.0, "g4+g5 stores g4+g5": 1.0})
+    assert [g[0] for g in f.groups] == ["g1", "g2+g3", "g4+g5"]
+    assert [o.split(" = ")[0] for o in _offers(f)] == ["siblings? g4+g5 stores g4+g5 + g2+g3 stores g3",
+                                                       "siblings? g4+g5 stores g4+g5 + g1 stores g1",
+                                                       "siblings? g2+g3 stores g3 + g1 stores g1"]
+
+
+def test_connected_readers_are_no_siblings_but_producer_and_consumer():
+    """``g1 = exp(x)`` and ``g2 = g1 + x``, both returned: both read ``x``, but ``g2`` reads ``g1``, so
+    the pair is offered as producer and consumer only (and merges as one)."""
+    p = Program([("%x", X)])
+    g1 = elementwise(p, "math.exp", "%x")
+    text = returning(p, g1, total(p, g1, "%x"))
+    assert _offers(form_multi(text)) == [
+        "producer-consumer? g1 stores g1 + g2 stores g2 = g1+g2 stores g1+g2 [g1 stores g1 | g2 stores g2]"]
+    f = form_multi(text, multi={"g1+g2 stores g1+g2": 2.0})
+    assert [s for s in f.steps if s[0] == "merge"] == [
+        ("merge", "g1", "g2", "multi-output producer-consumer: scripted multi-output", "g1+g2 stores g1+g2")]
+
+
+def test_a_producer_merges_with_its_first_consumer_that_accepts_and_the_arguments_come_after():
+    """``g1 = exp(x)`` (returned) read by ``g2 = -g1`` and ``g3 = |g1|``, and ``g4 = sqrt(x)``: the
+    consumers are siblings first, then ``g1`` merges with ``g2`` and no other consumer is asked;
+    then ``x``'s readers, ``g1+g2`` and ``g4``, are offered as siblings."""
+    p = Program([("%x", X)])
+    g1 = elementwise(p, "math.exp", "%x")
+    g2, g3 = elementwise(p, "arith.negf", g1), elementwise(p, "math.absf", g1)
+    f = form_multi(returning(p, g1, g2, g3, elementwise(p, "math.sqrt", "%x")),
+                   multi={"g1+g2 stores g1+g2": 1.0, "g1+g3 stores g1+g3": 1.0})
+    assert [o.split(" = ")[0] for o in _offers(f)] == ["siblings? g2 stores g2 + g3 stores g3",
+                                                       "producer-consumer? g1 stores g1 + g2 stores g2",
+                                                       "siblings? g1+g2 stores g1+g2 + g4 stores g4"]
+    assert [g[0] for g in f.groups] == ["g1+g2", "g3", "g4"]
+
+
+@pytest.mark.parametrize("shape, offered", [((1, 1), False), ((4, 8), True)], ids=["scalar", "tensor"])
+def test_no_siblings_through_an_argument_of_one_element(shape, offered):
+    """``g1 = x + s``, ``g2 = y + s``: they share only ``s``; a one-element ``s`` is no reason to fuse them
+    (XLA's ``IsProfitableOperand``)."""
+    s = tensor(shape, "f32")
+    p = Program([("%x", X), ("%y", X), ("%s", s)])
+    read_s = ("%s", s, amap(2, "0, 0") if shape == (1, 1) else ident(2))
+    sums = [p.generic([(v, X, ident(2)), read_s], X, ident(2), ["parallel"] * 2,
+                      ["%r = arith.addf %a0, %a1 : f32", "yield %r"]) for v in ("%x", "%y")]
+    f = form_multi(returning(p, *sums))
+    assert _offers(f) == (["siblings? g1 stores g1 + g2 stores g2 = g1+g2 stores g1+g2 "
+                           "[g1 stores g1 | g2 stores g2]"] if offered else [])
+
+
+# --- generics the lowering refuses --------------------------------------------------------------------
+def test_a_generic_the_lowering_refuses_stays_in_the_caller_and_no_kernel_holds_it():
+    """``g1 -> g2 -> g3``, every merge accepted, but the lowering refuses ``g2`` (asked once per generic):
+    ``g2`` stays with the reason, no merge with it is even priced, and ``g1`` and ``g3`` are kernels of their
+    own."""
+    asked = []
+
+    def refuses(op):
+        asked.append(op)
+        return "no lowering for negf" if "arith.negf" in str(op) else None
+
+    f = form(chain(3), refuses=refuses, merges={"g1+g2 stores g2": 1.0, "g2+g3 stores g3": 1.0,
+                                                 "g1+g2+g3 stores g3": 1.0})
+    assert [g[0] for g in f.groups] == ["g1", "g3"]
+    assert f.steps == [("stay", "g2", "", "the lowering refuses it (no lowering for negf): left in the caller, "
+                                          "not outlined", None)]
+    assert f.model.asked == []                  # no merge is priced around it: g1 and g3 touch only g2
+    assert len(asked) == len(set(asked)) == 3   # once per generic
+
+
+def test_producers_are_offered_their_consumers_uses_before_defs():
+    """``g1 -> g2 -> g3``, ``g1`` and ``g2`` returned too: ``g2`` (defined later) merges with ``g3`` first, then
+    ``g1`` with that kernel."""
+    p = Program([("%x", X)])
+    g1 = elementwise(p, "math.exp", "%x")
+    g2 = elementwise(p, "arith.negf", g1)
+    f = form_multi(returning(p, g1, g2, elementwise(p, "math.absf", g2)),
+                   multi={"g2+g3 stores g2+g3": 1.0, "g1+g2+g3 stores g1+g2+g3": 1.0})
+    assert [o.split(" = ")[0] for o in _offers(f)] == ["producer-consumer? g2 stores g2 + g3 stores g3",
+                                                       "producer-consumer? g1 stores g1 + g2+g3 stores g2+g3"]
+    assert [g[0] for g in f.groups] == ["g1+g2+g3"]
+
+
+def test_a_sibling_that_reads_the_other_is_no_sibling_whichever_ranks_first():
+    """``g1 = exp(x)`` and the fused ``g2 = g1 + x``, ``g3 = -g2`` (both stored): the fused kernel ranks
+    first, and it reads ``g1``: no sibling offer, only producer and consumer."""
+    p = Program([("%x", X)])
+    g1 = elementwise(p, "math.exp", "%x")
+    g2 = total(p, g1, "%x")
+    f = form_multi(returning(p, g1, g2, elementwise(p, "arith.negf", g2)), merges={"g2+g3 stores g2+g3": 1.0})
+    assert [o.split(" = ")[0] for o in _offers(f)] == ["producer-consumer? g1 stores g1 + g2+g3 stores g2+g3"]
+
+
+def test_a_producer_consumer_pair_that_would_close_a_cycle_is_not_offered():
+    """``g1 -> g2 -> g3`` and ``g1 -> g3``, all returned, nothing merged: ``g1`` and ``g3`` as one kernel
+    would read ``g2``, which reads it; only the other two pairs are offered (and the siblings of ``g1``,
+    ``g2`` and ``g3``, are connected)."""
+    p = Program([("%x", X)])
+    g1 = elementwise(p, "math.exp", "%x")
+    g2 = elementwise(p, "arith.negf", g1)
+    f = form_multi(returning(p, g1, g2, total(p, g1, g2)))
+    assert [o.split(" = ")[0] for o in _offers(f)] == ["producer-consumer? g2 stores g2 + g3 stores g3",
+                                                       "producer-consumer? g1 stores g1 + g2 stores g2"]
+
+
+def test_a_kernel_without_a_config_is_offered_to_no_one():
+    f = form(siblings(), scripted=ScriptedMultiOutput, refuse=("g2 stores g2",))
+    assert [o.split(" = ")[0] for o in _offers(f)] == ["siblings? g1 stores g1 + g3 stores g3"]

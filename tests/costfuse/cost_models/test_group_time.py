@@ -160,6 +160,7 @@ def test_one_pass_scores_every_config_as_it_would_alone():
     _k, shape = _kernel("softmax 4096x1024")
     s = score_configs(shape, [r.launch for r in rows], SM90)
     assert s.issued_bytes.tolist() == [r.hbm for r in rows]
+    assert s.issued_bytes.dtype == s.dram_bytes.dtype == np.int64        # byte counts, whole
     assert s.regs.tolist() == [r.regs for r in rows]
     assert s.time_s == pytest.approx([r.time() for r in rows], rel=1e-9)
 
@@ -309,6 +310,8 @@ def test_an_estimate_adds_the_passed_over_reason_only_for_a_policy_that_says_wha
     assert est.reason == ("fastest; persistent x1 r8192 w8 moves 500.0 MB, not 1000.0 MB, but is estimated slower "
                           "(2000000.00 us vs 1000000.00 us)")
     assert scores.estimate(1, "fastest", ["", "", ""]).reason == "fastest"   # a persistent pick passes none over
+    turned_down = scores.estimate(0, "fastest", ["", "is predicted to spill", ""])   # the policy's own reason
+    assert turned_down.reason == "fastest; persistent x1 r8192 w8 moves 500.0 MB, not 1000.0 MB, but is predicted to spill"
 
 
 def test_no_persistent_config_of_fewer_bytes_means_nothing_was_passed_over():
@@ -320,9 +323,9 @@ def test_no_persistent_config_of_fewer_bytes_means_nothing_was_passed_over():
 
 def test_the_passed_over_bytes_are_megabytes_of_a_million_bytes():
     configs = [KernelLaunch("looped", 1, 1024, 4), KernelLaunch("persistent", 1, 8192, 8)]
-    scores = ConfigScores(configs, np.zeros(2), np.zeros(2), np.array([150_000, 50_000]), np.zeros(2, np.int64),
+    scores = ConfigScores(configs, np.zeros(2), np.zeros(2), np.array([450_000, 50_000]), np.zeros(2, np.int64),
                           np.array([1.0, 2.0]))
-    assert scores.passed_over(0).startswith("persistent x1 r8192 w8 moves 0.1 MB, not 0.1 MB, but")   # 0.05 -> 0.1
+    assert scores.passed_over(0).startswith("persistent x1 r8192 w8 moves 0.1 MB, not 0.5 MB, but")   # 0.05, 0.45
 
 
 def test_weighed_lists_every_config_fastest_first_with_its_verdict():
