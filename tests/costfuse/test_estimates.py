@@ -25,6 +25,7 @@ def test_elem_bits_accepts_only_integer_spellings_beyond_the_table_and_names_the
 def test_a_sub_byte_element_takes_a_whole_byte_in_memory():
     """An i1 tensor is a bool tensor: one byte an element (the group time once read it as 1/8)."""
     assert [memory_bytes(elem_bits(t)) for t in ("i1", "i8", "bf16", "f32", "f64", "index")] == [1, 1, 2, 4, 8, 8]
+    assert all(type(memory_bytes(b)) is int for b in (1, 16, 64))   # whole bytes: they multiply element counts
 
 
 def test_words_round_up_to_whole_registers():
@@ -46,6 +47,7 @@ def test_registers_and_the_spill_unit():
     assert tile_registers(3, 8) == 24
     assert list(spill_bytes(regs, 255)) == [0.0, SPILL_BYTES_PER_REGISTER * (BASE_REGS + 1)] == [0.0, 200.0]
     assert spill_traffic(200.0, 1024, 4) == 200.0 * 1024 * 4
+    assert spill_traffic(200.0, 1024) == 200.0 * 1024   # one chunk unless told
 
 
 def weighted_center(rows: int, n: int) -> str:
@@ -140,5 +142,16 @@ def test_estimated_labels_are_the_register_estimate_as_a_compile_would_report_it
     assert list(labels.regs) == list(regs) and labels.ok.all() and labels.source == ESTIMATED
     assert list(labels.spill_bytes) == list(spill_bytes(regs, target.reg_cap(np.array([4, 4]))))
     assert labels.spill_bytes[0] > 0 == labels.spill_bytes[1]
+    assert labels.ok.dtype == bool                      # a mask: Inductor's spill filter ands it
     assert list(labels.local_bytes) == list(labels.spill_bytes / SPILL_BYTES_PER_REGISTER
                                             * LOCAL_BYTES_PER_SPILLED_REGISTER)
+
+
+def test_rows_that_exactly_fill_the_l2_share_stay_in_l2():
+    from costfuse.estimates import L2_SHARE, l2_holds
+    from costfuse.targets import get_target
+
+    target = get_target("sm_90")
+    share = L2_SHARE * target.l2_bytes
+    assert l2_holds(share, 1, 1, 4, target) and not l2_holds(share * 1.001, 1, 1, 4, target)
+    assert list(l2_holds(share / 4, np.array([2, 4, 8]), 1, 4, target)) == [True, True, False]

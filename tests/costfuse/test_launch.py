@@ -116,6 +116,13 @@ def test_neighbours_halve_or_double_one_field_of_the_heuristic_at_a_time():
     assert _short(neighbour_configs(4, 1, LaunchConfig(4, 2, 2))) == ["X4 R2 w2", "X2 R2 w2", "X4 R2 w1", "X4 R2 w4"]
 
 
+def test_neighbours_go_down_to_one_and_up_to_the_padded_sizes_inclusive():
+    assert _short(neighbour_configs(2, 2, LaunchConfig(2, 2, 2))) == [
+        "X2 R2 w2", "X1 R2 w2", "X2 R1 w2", "X2 R2 w1", "X2 R2 w4"]    # 1 is a block; 4 passes both sizes
+    assert _short(neighbour_configs(4, 4, LaunchConfig(2, 2, 2))) == [
+        "X2 R2 w2", "X1 R2 w2", "X4 R2 w2", "X2 R1 w2", "X2 R4 w2", "X2 R2 w1", "X2 R2 w4"]   # 4 reaches both
+
+
 def test_neighbours_reach_the_padded_row_and_the_padded_rows():
     assert "X1 R4096 w8" in _short(neighbour_configs(1, 4096, LaunchConfig(1, 2048, 8)))
     assert "X8 R8 w2" in _short(neighbour_configs(8, 8, LaunchConfig(4, 8, 2)))
