@@ -86,14 +86,14 @@ FOLDED = """    %d = arith.subf %a, %b : f32
     %r = arith.addf %e, %acc : f32"""
 
 
-def _sum(name: str, body: str = FOLDED, x_map: str = "#id", m: str = "%m", combine: str = "") -> str:
-    """A row sum of ``body`` (which defines ``%r`` from ``%a`` = x through ``x_map``, ``%b`` = the row value
-    ``m`` and ``%acc``)."""
+def _sum(name: str, body: str = FOLDED, x_map: str = "#id", m: str = "%m", yielded: str = "%r") -> str:
+    """A row reduction yielding ``yielded``, by default ``%r`` as ``body`` defines it from ``%a`` = x through
+    ``x_map``, ``%b`` = the row value ``m`` and ``%acc``."""
     return f"""  %{name} = linalg.generic {{indexing_maps = [{x_map}, #row, #row], iterator_types = ["parallel", "reduction"]}}
       ins(%x, {m} : tensor<64x64xf32>, tensor<64xf32>) outs(%sinit : tensor<64xf32>) {{
   ^bb0(%a: f32, %b: f32, %acc: f32):
 {body}
-    linalg.yield %r : f32
+    linalg.yield {yielded} : f32
   }} -> tensor<64xf32>
 """
 
@@ -165,6 +165,15 @@ def test_untraceable_values_on_both_sides_are_no_match():
   } -> (tensor<64xf32>, tensor<64xf32>)
 """
     assert _found(odd_max, _sum("s0", FOLDED.replace("%a, %b", "%acc, %b"), m="%m#0")) == ()
+    # the same even when the two accumulators start from one tensor, read through one map
+    max_second = """  %m:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x64xf32>) outs(%sinit, %minit : tensor<64xf32>, tensor<64xf32>) {
+  ^bb0(%a: f32, %acc0: f32, %acc1: f32):
+    %r = arith.maximumf %acc0, %acc1 : f32
+    linalg.yield %acc0, %r : f32, f32
+  } -> (tensor<64xf32>, tensor<64xf32>)
+"""
+    assert _found(max_second, _sum("s0", FOLDED.replace("%a, %b", "%acc, %b"), m="%m#1")) == ()
 
 
 def test_sums_that_fail_each_rule_do_not_stop_the_search_for_a_later_one():
@@ -173,6 +182,7 @@ def test_sums_that_fail_each_rule_do_not_stop_the_search_for_a_later_one():
             _sum("s3", FOLDED.replace("%a, %b", "%a, %a")),                                       # not a row value
             _sum("s4", FOLDED, m="%n"),                                                           # a row min
             _sum("s5", FOLDED.replace("arith.addf %e, %acc", "arith.addf %e, %e")),               # no accumulator
+            _sum("s6", "", yielded="%acc"),                                                       # combines nothing
             _sum("s0")]
     negated = """  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%x : tensor<64x64xf32>) outs(%e2 : tensor<64x64xf32>) {
@@ -182,4 +192,4 @@ def test_sums_that_fail_each_rule_do_not_stop_the_search_for_a_later_one():
   } -> tensor<64x64xf32>
 """                                                                                               # not a reduction
     row_min = ROW_MAX.replace("%m =", "%n =").replace("maximumf", "minimumf")
-    assert _found(negated, ROW_MAX, row_min, *sums) == ((8, 1, 0),)
+    assert _found(negated, ROW_MAX, row_min, *sums) == ((9, 1, 0),)
