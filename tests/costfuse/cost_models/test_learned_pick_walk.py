@@ -375,10 +375,10 @@ class Fallback:
         return [WeighedConfig(_configs(1)[0], 1e-6, 0, 0, 32.0, 0.0, None, "picked: by the time")]
 
 
-def _weigh(monkeypatch, p, budget=0.0, slowdown=SLOWDOWN, outside_rows=(), why="", bytes_=8.0):
-    """weigh_configs over the real config space of :data:`SHAPE`, config ``i`` taking ``(i + 1)`` µs, P(spill)
-    ``p[i]`` (spilling at 0.5, ``bytes_`` bytes), registers ``40 + i``; ``(rows by config index, scorer's
-    predicted spill)``."""
+def _weigh(monkeypatch, p, budget=0.0, slowdown=SLOWDOWN, outside_rows=(), why="", bytes_=8.0, unit=1e-6):
+    """weigh_configs over the real config space of :data:`SHAPE`, config ``i`` taking ``(i + 1)`` ``unit``
+    seconds (µs by default), P(spill) ``p[i]`` (spilling at 0.5, ``bytes_`` bytes), registers ``40 + i``;
+    ``(rows by config index, scorer's predicted spill)``."""
     from costfuse.launch import config_space
 
     configs = config_space(SHAPE)
@@ -394,7 +394,7 @@ def _weigh(monkeypatch, p, budget=0.0, slowdown=SLOWDOWN, outside_rows=(), why="
         zeros = np.zeros(len(cs))
         return ConfigScores(list(cs), zeros + 32, np.asarray(predicted_spill, float), zeros.astype(np.int64),
                             zeros.astype(np.int64),
-                            np.array([(index[c] + 1) * 1e-6 for c in cs]) + 1e-3 * seen["spill"])
+                            np.array([(index[c] + 1) * unit for c in cs]) + 1e-3 * seen["spill"])
 
     monkeypatch.setattr(lg, "group_features", features)
 
@@ -427,6 +427,11 @@ def test_weighing_shows_each_configs_predictions_and_why_it_lost(monkeypatch):
     assert rows[3].verdict == "outside the training range: not predicted"
     assert np.isnan(rows[3].spill_bytes) and np.isnan(rows[3].regs) and np.isnan(rows[3].p_spill)
     assert not spill.any(), "at a zero budget the time model sees no spill"
+
+
+def test_a_long_expected_time_is_printed_in_microseconds_to_the_hundredth(monkeypatch):
+    rows, _ = _weigh(monkeypatch, [0.75, 0.25, 0.0], unit=1e-2)   # config i takes (i + 1) x 10 ms
+    assert rows[2].verdict.endswith("least expected time (30000.00 us, 5x the time if it spills)")
 
 
 def test_weighing_at_a_budget_lets_the_bytes_within_it_in_and_prices_their_traffic(monkeypatch):
