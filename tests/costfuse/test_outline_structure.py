@@ -599,6 +599,8 @@ def test_a_scratch_function_is_the_function_outlining_writes():
         assert ir.StringAttr(fn.attributes["sym_name"]).value == "scratch_kernel"
         assert _signature(unstored, "scratch_kernel") == ([X, X, R], [X, X])
         assert _body(unstored, "scratch_kernel")[-1] == "%10 = func.return(%9#0, %9#1)"
+        lone, fn = scratch_function([a], frozenset(), launch)                   # one op is a kernel too
+        assert _signature(lone, "scratch_kernel") == ([X, X], [X])
 
 
 def test_a_scratch_kernel_function_stores_what_the_kernel_shape_outputs():
