@@ -991,3 +991,27 @@ def test_a_producer_consumer_pair_that_would_close_a_cycle_is_not_offered():
 def test_a_kernel_without_a_config_is_offered_to_no_one():
     f = form(siblings(), scripted=ScriptedMultiOutput, refuse=("g2 stores g2",))
     assert [o.split(" = ")[0] for o in _offers(f)] == ["siblings? g1 stores g1 + g3 stores g3"]
+
+
+_GATHER = """
+  %{res} = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}}
+      ins({label} : tensor<8x1xi64>) outs(%e1 : tensor<8x1xf32>) {{
+  ^bb0(%l: i64, %o: f32):
+    %i = linalg.index 0 : index
+    %j = arith.index_cast %l : i64 to index
+    %g = tensor.extract %x[%i, %j] : tensor<8x16xf32>
+    linalg.yield %g : f32
+  }} -> tensor<8x1xf32>
+"""
+
+
+def test_generics_that_gather_from_one_argument_are_its_siblings():
+    """``p = x[row, a[row]]`` and ``q = x[row, b[row]]`` read ``x`` only inside their bodies (gathers): they
+    are still ``x``'s readers, offered as siblings."""
+    text = ("#id = affine_map<(d0, d1) -> (d0, d1)>\n"
+            "func.func @main(%x: tensor<8x16xf32>, %a: tensor<8x1xi64>, %b: tensor<8x1xi64>) "
+            "-> (tensor<8x1xf32>, tensor<8x1xf32>) {\n  %e1 = tensor.empty() : tensor<8x1xf32>\n"
+            + _GATHER.format(res="p", label="%a") + _GATHER.format(res="q", label="%b")
+            + "  return %p, %q : tensor<8x1xf32>, tensor<8x1xf32>\n}\n")
+    assert _offers(form_multi(text)) == [
+        "siblings? g1 stores g1 + g2 stores g2 = g1+g2 stores g1+g2 [g1 stores g1 | g2 stores g2]"]
