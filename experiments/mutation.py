@@ -125,10 +125,11 @@ STAGES = (
     Stage("online_softmax", ("costfuse/online_softmax.py",), ("tests/costfuse/test_online_softmax.py",) + GROUP_TESTS),
     # The recognizer alone: test_welford.py holds every rule of it (the lowering's numerics are not its tests).
     Stage("welford", ("costfuse/welford.py",), ("tests/costfuse/test_welford.py",)),
-    # Inductor's policy reads the formed kernel's shape in final_config (its autotuning): its tests see what
-    # formation hands over there.
-    Stage("groups", ("costfuse/groups.py",), GROUP_TESTS + ("tests/costfuse/cost_models/test_peer_xla_native.py",
-                                                            "tests/costfuse/cost_models/test_peer_inductor_autotune.py")),
+    # Inductor's policy reads the formed kernel's shape in final_config (its autotuning): its tests see
+    # what formation hands over there.
+    Stage("groups", ("costfuse/groups.py",),
+          GROUP_TESTS + ("tests/costfuse/cost_models/test_peer_xla_native.py",
+                         "tests/costfuse/cost_models/test_peer_inductor_autotune.py")),
     Stage("unit_reshapes", ("costfuse/unit_reshapes.py",), GROUP_TESTS),
     Stage("store", ("data/store.py", "costfuse/atomic.py"), ("tests/data/test_store.py", "tests/costfuse/test_atomic.py")),
     Stage("featurize", ("featurize/features.py", "featurize/liveness.py"),
