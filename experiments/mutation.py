@@ -121,7 +121,9 @@ STAGES = (
     Stage("launch", ("costfuse/launch.py",),
           GROUP_TESTS + ("tests/data/test_config_sampling.py", "tests/costfuse/test_launch.py")),
     Stage("rowspace", ("costfuse/rowspace.py",), GROUP_TESTS),
-    Stage("kernel", ("costfuse/kernel.py",), GROUP_TESTS),
+    # The kernel shape counts the online softmax's and Welford's looped passes and flops: their tests too.
+    Stage("kernel", ("costfuse/kernel.py",),
+          GROUP_TESTS + ("tests/costfuse/test_online_softmax.py", "tests/costfuse/test_welford.py")),
     Stage("online_softmax", ("costfuse/online_softmax.py",), ("tests/costfuse/test_online_softmax.py",) + GROUP_TESTS),
     # The recognizer alone: test_welford.py holds every rule of it (the lowering's numerics are not its tests).
     Stage("welford", ("costfuse/welford.py",), ("tests/costfuse/test_welford.py",)),
