@@ -444,6 +444,8 @@ def test_a_registry_uri_without_a_store_says_what_to_pass(clean_env, uri):
     with pytest.raises(BundleError) as err:
         tracking_uri_for(uri)
     one_line(err, f"{uri}: ", "needs an MLflow tracking store", "--tracking-uri", "MLFLOW_TRACKING_URI")
+    assert str(err.value).endswith("pass --tracking-uri URI (e.g. sqlite:////abs/path/mlflow.db or http://HOST:5000) "
+                                   "or set MLFLOW_TRACKING_URI")   # an example of each kind of store
 
 
 def test_a_plain_uri_needs_no_store_but_keeps_one_given(clean_env, tmp_path):
@@ -463,6 +465,7 @@ def test_a_missing_local_store_is_refused_a_server_is_not_checked(clean_env, tmp
     with pytest.raises(BundleError) as err:
         tracking_uri_for(uri, f"sqlite:///{db}")
     one_line(err, f"{uri}: ", f"tracking store {db} does not exist", "--tracking-uri")
+    assert str(err.value).endswith(f"(from sqlite:///{db}); pass the --tracking-uri costfuse-train logged to")
     db.write_bytes(b"")
     assert tracking_uri_for(uri, f"sqlite:///{db}") == f"sqlite:///{db}"
     assert tracking_uri_for(uri, "http://localhost:5000") == "http://localhost:5000"  # never looked up
@@ -590,6 +593,7 @@ def test_load_uri_an_unknown_alias_is_not_registered(clean_env, monkeypatch, tmp
     with pytest.raises(NotRegistered) as err:
         load_uri("models:/costfuse-spill@champion", str(tmp_path))
     one_line(err, "models:/costfuse-spill@champion: ", "alias champion not found")
+    assert str(err.value) == "models:/costfuse-spill@champion: MlflowException: Registered model alias champion not found."
 
 
 def test_load_uri_other_mlflow_and_os_errors_are_bundle_errors(clean_env, monkeypatch, tmp_path):
