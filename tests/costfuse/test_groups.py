@@ -1015,3 +1015,19 @@ def test_generics_that_gather_from_one_argument_are_its_siblings():
             + "  return %p, %q : tensor<8x1xf32>, tensor<8x1xf32>\n}\n")
     assert _offers(form_multi(text)) == [
         "siblings? g1 stores g1 + g2 stores g2 = g1+g2 stores g1+g2 [g1 stores g1 | g2 stores g2]"]
+
+
+def test_a_skip_is_said_once_however_often_its_pair_comes_back():
+    """``g1 = exp(x)`` read by ``g2 = -g1`` and, transposed, by ``g3``: the pair ``g1, g3`` is no kernel.
+    Copying ``g1`` into ``g2`` brings ``g1``'s pairs back to the heap; the skip is noted once."""
+    p = Program([("%x", X)])
+    g1 = elementwise(p, "math.exp", "%x")
+    xt = tensor((8, 4), "f32")
+    g2 = elementwise(p, "arith.negf", g1)
+    g3 = p.generic([(g1, X, amap(2, "d1, d0"))], xt, ident(2), ["parallel"] * 2,
+                   ["%r = math.absf %a0 : f32", "yield %r"])
+    text = p.text(g2, X).replace(f") -> {X} {{", f") -> ({X}, {xt}) {{", 1).replace(
+        f"return {g2} : {X}", f"return {g2}, {g3} : {X}, {xt}")
+    f = form(text, recomputes={"g1+g2 stores g2": 1.0})
+    assert f.made == [("recompute", "g1", "g1'+g2")]
+    assert [s[:3] for s in f.steps if s[0] == "skip"] == [("skip", "g1", "g3")]
