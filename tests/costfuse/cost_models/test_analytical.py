@@ -257,3 +257,32 @@ def test_reason_prints_microseconds_at_three_digits():
     # Times just under a rounding boundary (1.235 us, 2.345 us): any other unit would round up.
     d = Analytical().decide_features(_f(bytes_total=1127997.6), _f(bytes_total=827998.8), _f(bytes_total=827998.8))
     assert d.reason == "t 1.23 us <= 1 x 2.34 us (roofline + launch, no spill est.)"
+
+
+def test_explain_configs_weighs_the_whole_space_and_picks_the_fastest():
+    from costfuse.cost_models.analytical import Analytical
+    from costfuse.launch import config_space
+    from helpers.peer_kernels import softmax, whole
+
+    _, shape = whole(softmax(4096, 8192))
+    model = Analytical(arch="sm_90")
+    weighed = model.weigh_configs(shape)
+    assert sorted(w.launch.short() for w in weighed) == sorted(c.short() for c in config_space(shape))
+    (picked,) = [w for w in weighed if w.picked]
+    assert picked.launch == model.best_config(shape).launch == weighed[0].launch
+    assert picked.verdict == "picked: the fastest by the analytical time (estimated registers and spills)"
+
+
+def test_the_pick_says_why_a_persistent_config_of_fewer_bytes_lost():
+    """A 32k row of softmax loops (a persistent tile spills): best_config's reason ends with the passed-over
+    config and why; a persistent pick names none."""
+    from costfuse.cost_models.analytical import Analytical
+    from helpers.peer_kernels import softmax, whole
+
+    _, looped = whole(softmax(64, 32768))
+    assert Analytical(arch="sm_90").best_config(looped).reason == (
+        "fastest of 235 configs by the analytical time; persistent x1 r32768 w8 moves 16.8 MB, not 25.2 MB, but is "
+        "estimated slower (5.28 us vs 4.60 us, with 200 B/thread of spills estimated)")
+    _, short = whole(softmax(64, 1024))
+    est = Analytical(arch="sm_90").best_config(short)
+    assert est.launch.mode == "persistent" and ";" not in est.reason
