@@ -688,6 +688,18 @@ def test_load_registered_reads_the_alias_after_the_last_at_as_mlflow_does(fake_r
     assert calls[-1] == ("models:/costfuse-latency@champion", "", None)
 
 
+@pytest.mark.parametrize("prefix", ["costfuse-group-", "costfuse-inductor-"])
+def test_load_registered_finds_a_group_heads_siblings_under_its_own_prefix(fake_registry, prefix):
+    """The pass's group heads and the Inductor handler's are registered apart; each brings its own."""
+    answers, calls = fake_registry
+    answers[f"models:/{prefix}spill@champion"] = _fake_bundle("spill")
+    for name in ("spill-bytes", "regs", "latency"):
+        answers[f"models:/{prefix}{name}@champion"] = NotRegistered("not registered")
+    registry.load_registered(f"models:/{prefix}spill@champion")
+    assert [c[0] for c in calls[1:]] == [f"models:/{prefix}{name}@champion" for name in ("spill-bytes", "regs",
+                                                                                        "latency")]
+
+
 def test_load_registered_takes_a_version_uri_as_it_is(fake_registry):
     answers, calls = fake_registry
     answers["models:/costfuse-spill/3"] = bundle = _fake_bundle("spill")
