@@ -774,3 +774,21 @@ def test_kernels_analyzed_with_one_memo_share_each_ops_member_and_what_was_deriv
     assert len(memo) == 6
     whole.members[0].derived["x"] = 1
     assert head.members[0].derived == {"x": 1} and analyze_kernel(g[:2]).members[0].derived == {}
+
+
+def test_an_input_any_reader_reads_per_row_is_per_row():
+    """``w`` (a 4x8 tensor) read whole by ``a = x * w`` and, as its first row broadcast, by ``b = a + w[0]``:
+    one per-row reader is enough (the L2 model re-reads it per row); a weight read only broadcast is not."""
+    from costfuse.data.mlir_text import Program, amap, ident, tensor
+
+    ty = tensor((4, 8), "f32")
+    first_row = amap(2, "0, d1")
+    for maps, per_row in (((ident(2), first_row), True), ((first_row, ident(2)), True),
+                          ((first_row, first_row), False)):
+        p = Program([("%x", ty), ("%w", ty)])
+        a = p.generic([("%x", ty, ident(2)), ("%w", ty, maps[0])], ty, ident(2), ["parallel"] * 2,
+                      ["%r = arith.mulf %a0, %a1 : f32", "yield %r"])
+        b = p.generic([(a, ty, ident(2)), ("%w", ty, maps[1])], ty, ident(2), ["parallel"] * 2,
+                      ["%r = arith.addf %a0, %a1 : f32", "yield %r"])
+        _m, k = _shape(p, b, ty)
+        assert [i.per_row for i in k.inputs] == [True, per_row], maps
