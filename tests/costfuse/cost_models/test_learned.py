@@ -528,6 +528,15 @@ def test_load_uri_copies_a_bundle_folder_and_loads_the_heads_asked_for(bundle_di
     np.testing.assert_array_equal(got.heads["spill"].predict(X), load_bundle(bundle_dir).heads["spill"].predict(X))
 
 
+def test_load_uri_loads_a_bundle_of_either_feature_schema(clean_env):
+    """The caller holds a bundle to the schema it needs; load_uri itself takes the pass's (v1) and the group
+    heads' alike (here the shipped group bundle, as a file URI)."""
+    from costfuse.cost_models.learned_groups import SHIPPED_GROUP_MODEL_DIR
+
+    got = load_uri(Path(SHIPPED_GROUP_MODEL_DIR).as_uri(), heads=("spill",))
+    assert set(got.heads) == {"spill"} and got.metadata["feature_schema_version"] != 1
+
+
 def test_load_uri_sets_the_store_it_resolved(bundle_dir, clean_env, monkeypatch, tmp_path):
     import mlflow
 
