@@ -98,6 +98,18 @@ def _sum(name: str, body: str = FOLDED, x_map: str = "#id", m: str = "%m", yield
 """
 
 
+def _two_outputs(name: str, inits: str, body: str, yields: str) -> str:
+    """``%name:2``: a row reduction of x with two outputs, into ``inits`` (two row tensors), its ``body`` over
+    ``%a``, ``%acc0`` and ``%acc1`` yielding ``yields``."""
+    return f"""  %{name}:2 = linalg.generic {{indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}}
+      ins(%x : tensor<64x64xf32>) outs({inits} : tensor<64xf32>, tensor<64xf32>) {{
+  ^bb0(%a: f32, %acc0: f32, %acc1: f32):
+{body}
+    linalg.yield {yields} : f32, f32
+  }} -> (tensor<64xf32>, tensor<64xf32>)
+"""
+
+
 def _found(*members: str, result: str = "%s0", roles: list[str] | None = None):
     """The folded sums of the kernel of ``members``, with their roles as the kernel analysis gives them (or
     ``roles``, for a kernel it refuses)."""
@@ -143,36 +155,18 @@ def test_a_sum_with_a_second_output_is_not_folded():
 
 
 def test_the_max_may_be_the_second_output_of_its_member():
-    pair = """  %p:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<64x64xf32>) outs(%sinit, %minit : tensor<64xf32>, tensor<64xf32>) {
-  ^bb0(%a: f32, %acc0: f32, %acc1: f32):
-    %t = arith.addf %a, %acc0 : f32
-    %r = arith.maximumf %a, %acc1 : f32
-    linalg.yield %t, %r : f32, f32
-  } -> (tensor<64xf32>, tensor<64xf32>)
-"""
+    body = "    %t = arith.addf %a, %acc0 : f32\n    %r = arith.maximumf %a, %acc1 : f32"
+    pair = _two_outputs("p", "%sinit, %minit", body, "%t, %r")
     assert _found(pair, _sum("s0", m="%p#1")) == ((1, 0, 1),)
 
 
 def test_untraceable_values_on_both_sides_are_no_match():
     """The max of its own second accumulator, and a sum of exp(acc - m): both sides are values the
     recognizer cannot follow (an output's own argument), and two such are not the same value."""
-    odd_max = """  %m:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<64x64xf32>) outs(%minit, %minit : tensor<64xf32>, tensor<64xf32>) {
-  ^bb0(%a: f32, %acc0: f32, %acc1: f32):
-    %r = arith.maximumf %acc1, %acc0 : f32
-    linalg.yield %r, %acc1 : f32, f32
-  } -> (tensor<64xf32>, tensor<64xf32>)
-"""
+    odd_max = _two_outputs("m", "%minit, %minit", "    %r = arith.maximumf %acc1, %acc0 : f32", "%r, %acc1")
     assert _found(odd_max, _sum("s0", FOLDED.replace("%a, %b", "%acc, %b"), m="%m#0")) == ()
     # the same even when the two accumulators start from one tensor, read through one map
-    max_second = """  %m:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<64x64xf32>) outs(%sinit, %minit : tensor<64xf32>, tensor<64xf32>) {
-  ^bb0(%a: f32, %acc0: f32, %acc1: f32):
-    %r = arith.maximumf %acc0, %acc1 : f32
-    linalg.yield %acc0, %r : f32, f32
-  } -> (tensor<64xf32>, tensor<64xf32>)
-"""
+    max_second = _two_outputs("m", "%sinit, %minit", "    %r = arith.maximumf %acc0, %acc1 : f32", "%acc0, %r")
     assert _found(max_second, _sum("s0", FOLDED.replace("%a, %b", "%acc, %b"), m="%m#1")) == ()
 
 
