@@ -745,6 +745,7 @@ def test_a_model_without_a_spill_head_is_refused_naming_its_heads(bundle_dir, tm
     with pytest.raises(ValueError) as err:
         learned_mod.load_heads(str(unused))
     one_line(err, f"model {unused} ", "no 'spill' head", "none")
+    assert str(err.value).endswith("has no 'spill' head (heads: none)")
 
 
 def test_load_heads_errors_say_what_to_pass(bundle_dir, monkeypatch, tmp_path):
@@ -946,3 +947,6 @@ def test_out_of_range_compares_the_liveness_spill_estimates_with_the_budget():
     assert d == Decision(False, f"outside training range (fused numel=1e+09 not in [1, 2]): analytical: {a.reason}, "
                                 "est. spill +1160 B <= budget 2000 B",
                          {**a.estimates, "spill_added_bytes": 1160.0, "in_range": 0})
+    # a consumer that spills on its own already: the fusion adds only what its parts did not spill
+    fs = (_f(live_regs_est=400), _f(live_regs_est=300), _f(live_regs_est=300))   # 1160, 360, 360 B
+    assert m._decide(fs, preds, False).estimates["spill_added_bytes"] == 1160.0 - 360.0 - 360.0
