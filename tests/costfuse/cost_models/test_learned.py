@@ -566,6 +566,17 @@ def test_load_uri_reads_the_metadata_of_an_mlmodel_file(bundle_dir, clean_env, t
     assert got.metadata["dataset_hash"] == "test"
 
 
+def test_load_uri_reads_a_registered_group_head_too(clean_env, tmp_path):
+    """The same for a head of the shipped group bundle (another feature schema): load_uri takes either."""
+    from costfuse.cost_models.learned_groups import SHIPPED_GROUP_MODEL_DIR
+
+    model = tmp_path / "model"
+    meta = _copy_heads(Path(SHIPPED_GROUP_MODEL_DIR), model)
+    (model / "MLmodel").write_text(json.dumps({"flavors": {}, "metadata": meta}))
+    got = load_uri(model.as_uri(), heads=("spill",))
+    assert set(got.heads) == {"spill"} and got.metadata["feature_schema_version"] == meta["feature_schema_version"] != 1
+
+
 def test_load_uri_refuses_an_mlmodel_file_without_our_metadata(bundle_dir, clean_env, tmp_path):
     model = tmp_path / "model"
     _copy_heads(bundle_dir, model)
