@@ -174,8 +174,8 @@ def markdown(out: dict, command: str) -> str:
         f"({'above' if floor > 8 else 'within'} the goal).",
         f"- Collapse against pressure among spilling test rows ({out['collapse_rows']} collapse, "
         f"{out['pressure_rows']} pressure), a classifier fitted on the training programs' spilling rows: AUC "
-        f"{out['collapse_auc']:.3f} (calling every row either kind: 0.5). Routing the spilling rows even by ptxas's own label (the oracle route) "
-        f"moves the non-spilling rows' MAE by {moved:.1f} registers.",
+        f"{out['collapse_auc']:.3f} (calling every row either kind: 0.5). Routing the spilling rows even by "
+        f"ptxas's own label (the oracle route) moves the non-spilling rows' MAE by {moved:.1f} registers.",
         f"- Non-spilling test rows whose tile is more than {HUGE_TILE} elements per thread: {h['rows']}, with "
         f"{h['regs'][0]:.0f} / {h['regs'][1]:.0f} / {h['regs'][2]:.0f} registers (min / median / max), "
         f"{h['stack']} of them with a stack frame; the shipped form misses them by {h['mae']:.1f} registers on "
