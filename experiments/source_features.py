@@ -1,4 +1,4 @@
-"""Would features read from Inductor's kernel source let ``prune`` meet both of its goals? (issue #25)
+"""Could source counts, or more weight on Inductor's candidates, let ``prune`` meet both its goals? (issue #25)
 
 ``prune`` drops Inductor's candidate configs the heads predict to spill.  Its
 goals (>= 95% of the spilling candidates dropped, <= 5% of the spill-free
@@ -26,7 +26,11 @@ counts are missing, which XGBoost routes on its own), then scored on
   sources and descriptions are generated again here),
 
 with a sweep of the cut: at which cuts, if any, are both of ``prune``'s goals
-met on both sets.
+met on both sets.  Two more refits on the group features alone weigh
+Inductor's own candidates (the training programs' default and max-autotune
+configs, a seventh of the training rows) 5 and 20 times as heavily as
+the sampled configs: whether more of them in training, the remedy the
+handler's docs had named, would move the cut's trade.
 
     python experiments/source_features.py    # -> experiments/results/source_features.md (about 3 minutes)
 """
@@ -50,6 +54,7 @@ from experiments.bench_report import add_report_arg, command_line, conditions, e
 MODEL = REPO / "costfuse" / "models" / "inductor"
 BLOCK_KERNELS = HERE / "results" / "inductor_report_kernels.jsonl"
 CUTS = np.round(np.arange(0.05, 0.61, 0.05), 2)
+CANDIDATE_WEIGHTS = (5.0, 20.0)   # training weight of Inductor's own candidate configs against a sampled config's 1
 X_INDEX = re.compile(r"\s+x\d+ = ")
 R_INDEX = re.compile(r"\s+r0_\d+ = ")
 
@@ -169,11 +174,14 @@ def run() -> dict:
     tr, te = split.train, split.test
     held = te & v3 & candidate
     out = {"held": (int(y[held].sum()), int((~y[held]).sum())), "blocks": (int(yb.sum()), int((~yb).sum())),
-           "test_v3": (int((te & v3).sum()), int(y[te & v3].sum())), "runs": {}}
-    for name, train_x, block_x in (("group features", X, xb),
-                                   ("group features + source counts", pd.concat([X, extra], axis=1),
-                                    pd.concat([xb, cb], axis=1))):
-        model = xgb.XGBClassifier(**params.kwargs()).fit(train_x[tr], y[tr])
+           "test_v3": (int((te & v3).sum()), int(y[te & v3].sum())),
+           "train_candidates": (int((tr & candidate).sum()), int(y[tr & candidate].sum()), int(tr.sum())), "runs": {}}
+    variants = [("group features", X, xb, 1.0),
+                ("group features + source counts", pd.concat([X, extra], axis=1), pd.concat([xb, cb], axis=1), 1.0),
+                *((f"group features, Inductor's candidates weighted x{w:g}", X, xb, w) for w in CANDIDATE_WEIGHTS)]
+    for name, train_x, block_x, weight in variants:
+        model = xgb.XGBClassifier(**params.kwargs()).fit(train_x[tr], y[tr],
+                                                         sample_weight=np.where(candidate, weight, 1.0)[tr])
         p_all = model.predict_proba(train_x)[:, 1]
         p_blocks = model.predict_proba(block_x[train_x.columns])[:, 1]
         out["runs"][name] = {
@@ -188,7 +196,7 @@ def run() -> dict:
 
 def markdown(out: dict, command: str) -> str:
     lines = [
-        "# Source counts for `prune`'s spill head? (issue #25)",
+        "# Source counts, or Inductor's candidates weighted, for `prune`'s spill head? (issue #25)",
         "",
         f"Command: `{command}`  ",
         f"Conditions: {conditions()}",
@@ -199,8 +207,11 @@ def markdown(out: dict, command: str) -> str:
         f"{out['held'][0]} spilling, {out['held'][1]} spill-free",
         f"- blocks' candidates (`{BLOCK_KERNELS.relative_to(REPO)}`): {out['blocks'][0]} spilling, "
         f"{out['blocks'][1]} spill-free",
+        f"- Inductor's own candidates among the training rows: {out['train_candidates'][0]:,} "
+        f"({out['train_candidates'][1]:,} spilling) of {out['train_candidates'][2]:,}; the rows `weighted xW` "
+        "count each of them W times in the refit",
         "",
-        "| features | AUC v3 test rows | AUC v1/v2 test rows | AUC held-out candidates | AUC blocks' candidates "
+        "| refit | AUC v3 test rows | AUC v1/v2 test rows | AUC held-out candidates | AUC blocks' candidates "
         "| cuts meeting both `prune` goals on both sets |",
         "|---|---|---|---|---|---|",
     ]

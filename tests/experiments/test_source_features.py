@@ -62,3 +62,16 @@ def test_sweep_states_both_goals_on_both_sets():
     noisy = {r[0]: r for r in sweep(p, y, p_noisy, y)}
     assert not noisy[0.5][5] and noisy[0.5][4] == 10 / 80
     assert noisy[0.55][5] and noisy[0.55][4] == 0.0
+
+
+def test_report_names_every_refit_and_the_weighted_rows():
+    from experiments.source_features import markdown
+
+    y = np.array([True] * 20 + [False] * 80)
+    run = {"auc_v3": 0.98, "auc_v1v2": 0.97, "auc_held": 0.99, "auc_blocks": 0.96, "sweep": sweep(y * 0.9, y, y * 0.9, y)}
+    out = {"held": (20, 80), "blocks": (20, 80), "test_v3": (100, 20), "train_candidates": (4118, 176, 28231),
+           "runs": {"group features": run, "group features, Inductor's candidates weighted x5": run}}
+    text = markdown(out, "python experiments/source_features.py")
+    assert "4,118 (176 spilling) of 28,231" in text
+    assert "| group features, Inductor's candidates weighted x5 | 0.9800 | 0.9700 | 0.9900 | 0.9600 | 0.05, " in text
+    assert text.count("share dropped at each cut") == 2
