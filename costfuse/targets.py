@@ -44,7 +44,11 @@ arch       part        HBM        L2       SMs   regs / SM   regs / thr  FP32 (n
   with them.
 * The register file is 64K 32-bit registers per SM since Volta; ptxas caps
   a thread at 255 and ``.reqntid`` caps it at ``65536 / threads per CTA``
-  (docs/design.md §5: 128 at 16 warps, 64 at 32).
+  (docs/design.md §5: 128 at 16 warps, 64 at 32).  It is allocated 256
+  registers per warp at a time (8 per thread, :data:`REG_ALLOC_UNIT`; CUDA's
+  occupancy calculator), so the blocks an SM holds step down at fixed
+  register counts (``Target.resident_blocks_at``): at 4 warps, 4 blocks up
+  to 128 registers, 3 up to 168, 2 up to 255.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 L2_OVER_HBM_BANDWIDTH = 2.5
+REG_ALLOC_UNIT = 8          # registers a thread is allocated at a time (256 per warp), sm_80 to sm_100
 HBM_LATENCY_S = {           # loaded DRAM latency of a global load, per arch (see the module docstring): estimates
     "sm_80": 600e-9,
     "sm_90": 600e-9,
@@ -94,6 +99,14 @@ class Target:
         hold fewer: an upper bound on residency); an int or an array, as ``num_warps``."""
         per_sm = self.max_threads_per_sm // (32 * np.maximum(1, num_warps))
         return np.minimum(per_sm, self.max_blocks_per_sm)
+
+    def resident_blocks_at(self, num_warps, regs):
+        """Blocks of ``num_warps`` warps one SM holds at once when each thread takes ``regs`` registers:
+        :meth:`resident_blocks`, and the register file, allocated :data:`REG_ALLOC_UNIT` registers per
+        thread at a time (CUDA's occupancy calculator: 256 per warp on sm_80 to sm_100); arrays or ints."""
+        warps = np.maximum(1, num_warps)
+        alloc = np.ceil(np.maximum(1, regs) / REG_ALLOC_UNIT) * REG_ALLOC_UNIT
+        return np.minimum(self.resident_blocks(num_warps), self.regs_per_sm // (alloc * 32 * warps)).astype(int)
 
     def reg_cap(self, num_warps):
         """Registers one thread may use in a CTA of ``num_warps`` warps (the ``.reqntid`` cap); an int for

@@ -85,15 +85,17 @@ def _table(df: pd.DataFrame) -> str:
 
 def spill_kind_table(df: pd.DataFrame) -> pd.DataFrame:
     """Compiled configs per spill kind (``data/spill_kind.py``) with their share and median registers, spill
-    bytes (stored + loaded) and stack frame."""
-    from costfuse.data.spill_kind import SPILL_KINDS, spill_kinds_of
+    bytes (stored + loaded) and stack frame, and the share whose registers sit at an occupancy step."""
+    from costfuse.data.spill_kind import SPILL_KINDS, at_occupancy_step, spill_kinds_of
 
     ok = df[(df.status == "ok") & df.regs.notna()]
     kinds = pd.Series(spill_kinds_of(ok), index=ok.index)
     spill = ok.spill_store_bytes.fillna(0) + ok.spill_load_bytes.fillna(0)
-    g = ok.assign(_kind=kinds, _spill=spill).groupby("_kind")
+    step = at_occupancy_step(ok.regs.to_numpy(), ok.num_warps.to_numpy(int))
+    g = ok.assign(_kind=kinds, _spill=spill, _step=step).groupby("_kind")
     out = pd.DataFrame({"configs": g.size(), "share": (g.size() / len(ok)).round(3), "regs_median": g.regs.median(),
-                        "spill_bytes_median": g._spill.median(), "stack_bytes_median": g.stack_bytes.median()})
+                        "spill_bytes_median": g._spill.median(), "stack_bytes_median": g.stack_bytes.median(),
+                        "at_occupancy_step": g._step.mean().round(3)})
     out = out.reindex([k for k in SPILL_KINDS if k in out.index])
     out.index.name = None
     return out
@@ -104,7 +106,9 @@ Every compiled config's spill, read from ptxas's registers, spill bytes and stac
 register cap of its warps (sm_90: min(255, 65,536 / threads)): `pressure`, at the cap (within one
 register); `collapse`, below the cap with a stack frame at least the whole register file a thread may
 use (4 bytes x the cap: a tile placed in local memory); `tiny`, any other spill (below the cap, a
-small stack frame); `none`, no spill byte."""
+small stack frame); `none`, no spill byte.  `at_occupancy_step`: the share whose registers are the most
+that keep that many blocks of their warps resident on an SM (one more allocation unit of 8 registers per
+thread would leave a block fewer: `at_occupancy_step` in `data/spill_kind.py`)."""
 
 
 def _spill_kinds(df: pd.DataFrame) -> str:

@@ -16,13 +16,21 @@ things that behave differently:
     this is not pressure: the tile itself went to the stack.
 ``tiny``
     every other spill: below the cap and with a stack frame smaller than the register file; a few words
-    that ptxas keeps on the stack for reasons of its own (gelu_erf spills 4 bytes at 80 of 255 registers).
-    On sm90_v2 and sm90_v1 these are 4-232 bytes, half of them at most 24.
+    that ptxas keeps on the stack (gelu_erf spills 4 bytes at 80 of 255 registers).  On sm90_v2 and
+    sm90_v1 these are 4-232 bytes, half of them at most 24.
 ``none``
     no spill byte.
 
 Every spill falls into exactly one kind (pressure first, then collapse, then tiny).  Rows without figures
 (a timeout) have no kind (``""``).
+
+Every spilling kernel of sm90_v1 and sm90_v2, of all three kinds, reports registers at an occupancy step
+(:func:`at_occupancy_step`: one more allocation unit would cost the SM a resident block; gelu_erf's 80
+registers at 1 warp keep 24 blocks, 88 would keep 23), against about 60% of the kernels that do not spill
+(``data/DATASET.md``, the spill-kind tables).  That is what ptxas would do if, once it spills, it spills
+down to a step rather than give up a block; at few warps most register counts rounded to 8 are such a step,
+so the share says no more than that.  A tiny spill would then be a demand a few registers over a step,
+which an estimate of registers off by tens (the register head's MAE) cannot see.
 """
 
 from __future__ import annotations
@@ -66,6 +74,18 @@ def spill_kinds_of(df, reg_cap=None) -> np.ndarray:
         reg_cap = get_target("sm_90").reg_cap(df["num_warps"].to_numpy(int))
     stack = df["stack_bytes"] if "stack_bytes" in df else np.zeros(len(df))
     return spill_kind(df["regs"], df["spill_store_bytes"], df["spill_load_bytes"], stack, reg_cap)
+
+
+def at_occupancy_step(regs, num_warps, arch: str = "sm_90") -> np.ndarray:
+    """Whether each kernel's ``regs`` (registers per thread, at ``num_warps`` warps per block) are the most
+    that keep its blocks resident: one more allocation unit would leave the SM a block fewer
+    (:meth:`costfuse.targets.Target.resident_blocks_at`).  A kernel at its register cap is at one too."""
+    from costfuse.targets import REG_ALLOC_UNIT, get_target
+
+    target = get_target(arch)
+    regs, warps = np.asarray(regs, float), np.asarray(num_warps, int)
+    more = np.ceil(regs / REG_ALLOC_UNIT) * REG_ALLOC_UNIT + 1
+    return target.resident_blocks_at(warps, regs) > target.resident_blocks_at(warps, more)
 
 
 def kind_counts(kinds) -> dict[str, int]:
