@@ -222,7 +222,8 @@ def _inline_weights_hooks():
     return _InlineWeights()
 
 
-def _first_line(err: BaseException) -> str:
+def first_line(err: BaseException) -> str:
+    """The first line of ``err``'s message (its type's name when it has none), for one-line errors."""
     text = str(err).strip()
     return text.splitlines()[0] if text else type(err).__name__
 
@@ -246,7 +247,7 @@ def trace_with_make_fx(module, example_inputs: tuple):
             traced = make_fx(module, decomposition_table=core_aten_decompositions(), tracing_mode="fake")(*example_inputs)
     except Exception as err:  # make_fx raises whatever the traced code raises
         raise TorchImportError(
-            f"make_fx failed for {type(module).__name__}: {type(err).__name__}: {_first_line(err)}"
+            f"make_fx failed for {type(module).__name__}: {type(err).__name__}: {first_line(err)}"
         ) from err
     scatter_into_fill_as_where(traced)
     uniform_fills_as_full(traced)
@@ -401,7 +402,7 @@ def export_program(module, example_inputs: tuple, make_fx: bool = False):
                 raise TorchImportError(f"torch.export failed for {name}: its forward calls {called[0]}, which "
                                        "torch.export cannot trace; rerun with --make-fx") from err
             raise TorchImportError(
-                f"torch.export failed for {name}: {type(err).__name__}: {_first_line(err)}") from err
+                f"torch.export failed for {name}: {type(err).__name__}: {first_line(err)}") from err
     legalize_exported_program(program)
     return program
 
@@ -411,7 +412,7 @@ def _pipeline_errors(err, name: str) -> str:
 
     diags = [str(d) for d in diagnostics_of(err, name)]
     if not diags:
-        diags = [ln.strip() for ln in str(err).splitlines() if "error" in ln] or [_first_line(err)]
+        diags = [ln.strip() for ln in str(err).splitlines() if "error" in ln] or [first_line(err)]
     return "; ".join(diags)
 
 
@@ -436,7 +437,7 @@ def import_module(module, example_inputs: tuple, func_name: str = "main", make_f
     try:
         importer.import_frozen_program(program, func_name=func_name)
     except Exception as err:  # the importer raises NotImplementedError/AssertionError/...
-        raise TorchImportError(f"FX import failed for {name}: {type(err).__name__}: {_first_line(err)}") from err
+        raise TorchImportError(f"FX import failed for {name}: {type(err).__name__}: {first_line(err)}") from err
     with importer.module.context:
         try:
             PassManager.parse(PIPELINE).run(importer.module.operation)
@@ -535,7 +536,7 @@ def load_factory(target: str) -> Callable:
     except TorchImportError:
         raise
     except Exception as err:  # ImportError, or whatever the module's own top level raises
-        raise TorchImportError(f"cannot import {module_name}: {type(err).__name__}: {_first_line(err)}") from err
+        raise TorchImportError(f"cannot import {module_name}: {type(err).__name__}: {first_line(err)}") from err
     factory = getattr(mod, attr, None)
     if not callable(factory):
         raise TorchImportError(f"{module_name} has no callable {attr!r}")
@@ -550,7 +551,7 @@ def build_module(factory: Callable, seed: int, dtype: str):
     try:
         module = factory()
     except Exception as err:
-        raise TorchImportError(f"{factory.__name__}() raised {type(err).__name__}: {_first_line(err)}") from err
+        raise TorchImportError(f"{factory.__name__}() raised {type(err).__name__}: {first_line(err)}") from err
     if not isinstance(module, torch.nn.Module):
         raise TorchImportError(f"{factory.__name__}() returned {type(module).__name__}, not a torch.nn.Module")
     return module.to(torch_dtype(dtype)).eval()

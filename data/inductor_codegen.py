@@ -119,16 +119,27 @@ def trace(fn, inputs: list[tuple[tuple[int, ...], object]]):
     can run its backward (autograd aborts the process on a CUDA tensor of a CPU-only torch), then the
     resulting graph of plain ATen ops, with every ``device=cpu`` argument made ``cuda``, on fake CUDA
     tensors.  Integer inputs are only shapes here.  A module's parameters and buffers become leading
-    graph inputs (:func:`lift_state`), as ``torch.compile``'s AOTAutograd hands them to Inductor."""
+    graph inputs (:func:`lift_state`), as ``torch.compile``'s AOTAutograd hands them to Inductor.
+    A ``fn`` that fails in the first trace (its own forward refuses the inputs) raises
+    :class:`costfuse.torch_import.TorchImportError` naming it and the inputs: a bad input, not a bug."""
     import torch
     from torch._inductor.decomposition import select_decomp_table
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.experimental.proxy_tensor import make_fx
 
+    from costfuse.torch_import import TorchImportError, first_line
+
+    name = type(fn).__name__ if isinstance(fn, torch.nn.Module) else getattr(fn, "__name__", repr(fn))
+    user_inputs = ", ".join(f"{'x'.join(map(str, shape))} {str(dtype).removeprefix('torch.')}"
+                            for shape, dtype in inputs)
     fn, inputs = lift_state(fn, inputs)
-    with FakeTensorMode():
-        cpu_args = [torch.empty(shape, dtype=dtype) for shape, dtype in inputs]
-        cpu_graph = make_fx(fn, decomposition_table=select_decomp_table(), tracing_mode="fake")(*cpu_args)
+    try:
+        with FakeTensorMode():
+            cpu_args = [torch.empty(shape, dtype=dtype) for shape, dtype in inputs]
+            cpu_graph = make_fx(fn, decomposition_table=select_decomp_table(), tracing_mode="fake")(*cpu_args)
+    except Exception as err:
+        raise TorchImportError(f"{name} does not run on inputs {user_inputs}: "
+                               f"{type(err).__name__}: {first_line(err)}") from err
     for node in cpu_graph.graph.nodes:
         if isinstance(node.kwargs.get("device"), torch.device) and node.kwargs["device"].type == "cpu":
             node.kwargs = {**node.kwargs, "device": torch.device("cuda", 0)}

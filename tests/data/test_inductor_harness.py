@@ -120,6 +120,16 @@ def test_a_bad_factory_is_one_line_and_exit_1(capsys):
     assert len(err) == 1 and "NoSuchBlock" in err[0]
 
 
+def test_a_module_that_refuses_its_shapes_is_one_line_and_exit_1(capsys):
+    from costfuse.cli import main
+
+    # the module's own forward refuses the input (a LayerNorm over 32 given rows of 33): a bad input, not a bug
+    assert main(["inductor-report", "examples/torch_blocks.py:layernorm_gelu_mlp", "--shape", "4x33"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "internal error" not in err[0]
+    assert "Sequential does not run on inputs 4x33 float32: RuntimeError: Given normalized_shape=[32]" in err[0]
+
+
 def test_a_stored_kernel_source_compiles_to_the_rows_kernel_id():
     """Dataset v3 stores Inductor's source as written (``triton_src``): :func:`kernel_source` rebuilds the
     kernel from it alone, and its compile file at a row's config is the very one the row was labelled from."""
