@@ -22,8 +22,9 @@ from costfuse.kernel import defining_op
 
 
 def operation(op) -> ir.Operation:
-    """``op`` as an ``ir.Operation``, whether it came as an OpView or as an Operation."""
-    return op.operation if hasattr(op, "operation") else op
+    """``op`` as an ``ir.Operation``, whether it came as an OpView or as an Operation
+    (an Operation's ``.operation`` is itself)."""
+    return op.operation
 
 
 def expect_op(op, name: str, reason: str) -> ir.Operation:

@@ -17,7 +17,8 @@ from costfuse.graph import body
 from costfuse.ir import parse_module
 
 # @gather: one generic whose body takes a captured constant twice, gathers from a function argument and
-# indexes with linalg.index; @twice: two generics in program order, the second reading the first.
+# indexes with linalg.index; @twice: two generics in program order, the second reading the first;
+# @nested: a generic whose body computes with a generic of its own.
 MODULE = """
 #id = affine_map<(d0) -> (d0)>
 func.func @gather(%x: tensor<4xf32>, %t: tensor<8xf32>) -> tensor<4xf32> {
@@ -51,6 +52,23 @@ func.func @twice(%x: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %b : tensor<4xf32>
 }
+func.func @nested(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %m = arith.negf %a : f32
+      linalg.yield %m : f32
+    } -> tensor<4xf32>
+    %g = tensor.extract %n[%i] : tensor<4xf32>
+    linalg.yield %g : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
 """
 
 
@@ -67,14 +85,24 @@ def _gather(module):
 
 def test_generics_of_finds_every_generic_in_order_but_not_inside_one(module):
     found = generics_of(module)
-    assert [g.operation.name for g in found] == ["linalg.generic"] * 3
-    assert [str(g.inputs[0].type) for g in found] == ["tensor<4xf32>"] * 3
+    assert [g.operation.name for g in found] == ["linalg.generic"] * 4
+    assert [str(g.inputs[0].type) for g in found] == ["tensor<4xf32>"] * 4
     assert found[2].inputs[0] == found[1].results[0]  # @twice's second generic reads its first
     # Nested ops are visited pre-order; a generic's body is there unless the walk is told to stop.
     names = [op.name for op in nested_ops(module.operation)]
     assert names.index("arith.constant") < names.index("linalg.generic") < names.index("linalg.index")
     stopped = [op.name for op in nested_ops(module.operation, lambda op: op.name != "linalg.generic")]
-    assert "linalg.index" not in stopped and stopped.count("linalg.generic") == 3
+    assert "linalg.index" not in stopped and stopped.count("linalg.generic") == 4
+    assert names.count("linalg.generic") == 5                           # @nested's inner one too
+
+
+def test_generics_of_does_not_enter_a_generic(module):
+    """A generic inside a generic's body is part of the outer generic's computation, not a kernel of its
+    own: ``generics_of`` lists the outer one only, as the index of each generic in the lowering report
+    (and the kernel lowered for it) counts top-level generics."""
+    outer = generics_of(module)[-1]                                      # @nested's
+    (inner,) = [op for op in block_ops(body(outer)) if op.name == "linalg.generic"]
+    assert inner not in [g.operation for g in generics_of(module)]
 
 
 def test_block_ops_are_operations_in_program_order(module):
@@ -84,6 +112,7 @@ def test_block_ops_are_operations_in_program_order(module):
                                        "linalg.yield"]
     assert all(type(op) is ir.Operation for op in ops)                   # never an OpView
     assert all(operation(op) == op and operation(op.opview) == op for op in ops)
+    assert all(type(operation(op.opview)) is ir.Operation for op in ops)  # an OpView comes back as its op
 
 
 def test_defining_ops_and_blocks_of_results_and_arguments(module):
