@@ -54,6 +54,7 @@ from experiments.bench_report import add_report_arg, command_line, conditions, e
 MODEL = REPO / "costfuse" / "models" / "inductor"
 BLOCK_KERNELS = HERE / "results" / "inductor_report_kernels.jsonl"
 CUTS = np.round(np.arange(0.05, 0.61, 0.05), 2)
+LISTS = ("default", "max-autotune")   # Inductor's candidate lists, by the mode that builds them
 CANDIDATE_WEIGHTS = (5.0, 20.0)   # training weight of Inductor's own candidate configs against a sampled config's 1
 X_INDEX = re.compile(r"\s+x\d+ = ")
 R_INDEX = re.compile(r"\s+r0_\d+ = ")
@@ -114,7 +115,8 @@ def training_table():
 
 def block_rows(columns: list[str]):
     """Per candidate of the blocks' kernels (default and max-autotune lists, as the last report compiled
-    them): group features, source counts and whether ptxas found it spilling."""
+    them, a config on both lists once per list): group features, source counts, whether ptxas found it
+    spilling, and the list it is on (:data:`LISTS`)."""
     import pandas as pd
 
     from costfuse.data.inductor_job import generate_kernels
@@ -129,7 +131,7 @@ def block_rows(columns: list[str]):
         k = json.loads(line)
         if "kernel" in k and not k.get("fallback"):
             records[k["block"], k["kernel"]] = k
-    feats, counts, spills = [], [], []
+    feats, counts, spills, lists = [], [], [], []
     for name, _, target, shapes, dtype in blocks():
         module = build_module(load_factory(target), 0, dtype)
         inputs = _inputs([parse_input(s) for s in shapes], dtype)
@@ -137,9 +139,11 @@ def block_rows(columns: list[str]):
             record = records.get((name, source.name))
             if record is None or desc is None:
                 continue
-            for c in (record.get("inductor") or []) + (record.get("inductor_max_autotune") or []):
+            for c, where in [*((c, LISTS[0]) for c in record.get("inductor") or []),
+                             *((c, LISTS[1]) for c in record.get("inductor_max_autotune") or [])]:
                 if c.get("spill_bytes") is None:
                     continue
+                lists.append(where)
                 cfg = c["config"]
                 launch = launch_of({"XBLOCK": cfg["xblock"], "R0_BLOCK": cfg["rblock"]}, cfg["num_warps"],
                                    cfg["persistent"], desc.n)
@@ -147,7 +151,24 @@ def block_rows(columns: list[str]):
                 counts.append(source_counts(source.source))
                 spills.append(c["spill_bytes"] > 0)
         print(f"[{name}] {len(spills)} candidates", file=sys.stderr, flush=True)
-    return pd.DataFrame(np.array(feats), columns=columns), pd.DataFrame(counts), np.array(spills, bool)
+    return (pd.DataFrame(np.array(feats), columns=columns), pd.DataFrame(counts), np.array(spills, bool),
+            np.array(lists))
+
+
+def by_list(p_held, y_held, held_lists: dict, p_blocks, y_blocks, block_lists, cuts: dict) -> list[tuple]:
+    """``(list, set, cut name, spilling, share dropped, spill-free, share dropped)`` for each candidate list
+    ``prune`` sees (:data:`LISTS`: Inductor's default list, and the list of ``max-autotune``, which holds the
+    default configs and more), on the held-out candidates (``held_lists``: list -> mask over them) and the
+    blocks' (``block_lists``: each candidate's list), at each of ``cuts`` (name -> P(spill))."""
+    out = []
+    for name in LISTS:
+        for where, p, y, on in (("held-out", p_held, y_held, held_lists[name]),
+                                ("blocks", p_blocks, y_blocks, block_lists == name)):
+            for cut_name, cut in cuts.items():
+                spill, free = on & y, on & ~y
+                share = [float((p[m] >= cut).mean()) if m.any() else float("nan") for m in (spill, free)]
+                out.append((name, where, cut_name, int(spill.sum()), share[0], int(free.sum()), share[1]))
+    return out
 
 
 def sweep(p_held, y_held, p_blocks, y_blocks) -> list[tuple]:
@@ -168,7 +189,7 @@ def run() -> dict:
     table, rows, split, extra, params = training_table()
     X = table.X.reset_index(drop=True)
     y = table.spills
-    xb, cb, yb = block_rows(list(X.columns))
+    xb, cb, yb, block_lists = block_rows(list(X.columns))
     v3 = (rows["dataset_version"] == 3).to_numpy()
     candidate = rows["config_source"].fillna("").str.contains("inductor|max_autotune").to_numpy()
     tr, te = split.train, split.test
@@ -191,6 +212,13 @@ def run() -> dict:
             "auc_blocks": float(roc_auc_score(yb, p_blocks)),
             "sweep": sweep(p_all[held], y[held], p_blocks, yb),
         }
+        if name == "group features":   # the shipped heads' form: where prune's misses are, list by list
+            source = rows["config_source"].fillna("")[held]
+            held_lists = {LISTS[0]: source.str.contains("inductor").to_numpy(),
+                          LISTS[1]: source.str.contains("max_autotune").to_numpy()}
+            spill_head = json.loads((MODEL / "metadata.json").read_text())["heads"]["spill"]
+            cuts = {"f1": spill_head["threshold"], "recall": spill_head["decision_threshold"]}
+            out["by_list"] = by_list(p_all[held], y[held], held_lists, p_blocks, yb, block_lists, cuts)
     return out
 
 
@@ -225,7 +253,19 @@ def markdown(out: dict, command: str) -> str:
                   "|---|---|---|---|---|"]
         lines += [f"| {s[0]:.2f} | {100 * s[1]:.1f}% | {100 * s[2]:.1f}% | {100 * s[3]:.1f}% | {100 * s[4]:.1f}% |"
                   for s in r["sweep"]]
+    if out.get("by_list"):
+        lines += ["", "## By candidate list: the group-features refit at the shipped heads' cuts", "",
+                  "Inductor's default list is what `prune` sees under `torch.compile`'s default mode; "
+                  "`max-autotune`'s list holds those configs and more (each list counted on its own).", "",
+                  "| list | candidates of | cut | spilling | dropped | spill-free | dropped |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| {lst} | {where} | {cut} | {n_s} | {_pct(d_s)} | {n_f} | {_pct(d_f)} |"
+                  for lst, where, cut, n_s, d_s, n_f, d_f in out["by_list"]]
     return "\n".join(lines)
+
+
+def _pct(share: float) -> str:
+    return "n/a" if share != share else f"{100 * share:.1f}%"
 
 
 def main(argv: list[str] | None = None) -> int:

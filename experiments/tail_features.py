@@ -106,7 +106,7 @@ def run() -> dict:
     tr, te = split.train, split.test
     candidate = rows["config_source"].fillna("").str.contains("inductor|max_autotune").to_numpy()
     held = te & (version == 3) & candidate
-    xb, _, yb = block_rows(list(X.columns))
+    xb, _, yb, _ = block_rows(list(X.columns))
     for name, A, AB in (("group features", X, xb), ("+ tails", with_tails(X), with_tails(xb))):
         spill, _ = _heads(A, y, regs, tr, params)
         p, pb = spill.score(A), spill.score(AB[A.columns])

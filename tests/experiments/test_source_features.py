@@ -75,3 +75,18 @@ def test_report_names_every_refit_and_the_weighted_rows():
     assert "4,118 (176 spilling) of 28,231" in text
     assert "| group features, Inductor's candidates weighted x5 | 0.9800 | 0.9700 | 0.9900 | 0.9600 | 0.05, " in text
     assert text.count("share dropped at each cut") == 2
+
+
+def test_shares_by_candidate_list_count_each_list_on_its_own():
+    from experiments.source_features import LISTS, by_list
+
+    y = np.array([True, True, False, False])
+    p = np.array([0.9, 0.2, 0.5, 0.0])
+    held = {LISTS[0]: np.array([True, False, True, True]), LISTS[1]: np.ones(4, bool)}
+    blocks = np.array([LISTS[1]] * 4)
+    rows = {(r[0], r[1], r[2]): r[3:] for r in by_list(p, y, held, p, y, blocks, {"f1": 0.4, "recall": 0.1})}
+    assert rows[LISTS[0], "held-out", "f1"] == (1, 1.0, 2, 0.5)
+    assert rows[LISTS[1], "held-out", "recall"] == (2, 1.0, 2, 0.5)
+    assert rows[LISTS[1], "blocks", "f1"] == (2, 0.5, 2, 0.5)
+    spill, dropped, free, _ = rows[LISTS[0], "blocks", "f1"]   # no block candidate on the default list here
+    assert (spill, free) == (0, 0) and dropped != dropped
