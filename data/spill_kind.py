@@ -26,7 +26,7 @@ Every spill falls into exactly one kind (pressure first, then collapse, then tin
 
 Every spilling kernel of sm90_v1 and sm90_v2, of all three kinds, reports registers at an occupancy step
 (:func:`at_occupancy_step`: one more allocation unit would cost the SM a resident block; gelu_erf's 80
-registers at 1 warp keep 24 blocks, 88 would keep 23), against about 60% of the kernels that do not spill
+registers at 1 warp keep 25 blocks, 88 would keep 23), against about 60% of the kernels that do not spill
 (``data/DATASET.md``, the spill-kind tables).  That is what ptxas would do if, once it spills, it spills
 down to a step rather than give up a block; at few warps most register counts rounded to 8 are such a step,
 so the share says no more than that.  A tiny spill would then be a demand a few registers over a step,

@@ -45,9 +45,14 @@ def test_an_occupancy_step_is_the_most_registers_that_keep_the_blocks_resident()
     # 4 warps: 4 blocks up to 128 registers, 3 up to 168 (allocated 8 per thread at a time), 2 up to 255
     steps = at_occupancy_step([128, 129, 136, 160, 168, 255], [4] * 6)
     assert list(steps) == [True, False, False, False, True, True]
-    # 1 warp: 80 registers keep 24 blocks and 88 keep 23, so 80 is a step, 81 (allocated as 88) is one too;
+    # 1 warp: 80 registers keep 25 blocks and 88 keep 23, so 80 is a step, 81 (allocated as 88) is one too;
     # 32 blocks is the most an SM holds, so below 64 registers one more unit costs nothing
     assert list(at_occupancy_step([80, 81, 48, 64], [1] * 4)) == [True, True, False, True]
+    from costfuse.targets import get_target
+
+    sm90 = get_target("sm_90")
+    assert [int(sm90.resident_blocks_at(1, r)) for r in (48, 64, 80, 88)] == [32, 32, 25, 23]
+    assert [int(sm90.resident_blocks_at(4, r)) for r in (128, 168, 255)] == [4, 3, 2]
     # 32 warps: the cap of 64 registers holds one block; 32 registers hold two
     assert list(at_occupancy_step([64, 32, 31, 33], [32] * 4)) == [True, True, True, False]
 
@@ -61,7 +66,7 @@ def test_the_card_counts_each_kind_and_its_share_at_an_occupancy_step():
     table = spill_kind_table(df)
     assert list(table.index) == [NONE, PRESSURE, TINY]      # the timeout has no kind; no collapse here
     assert list(table["configs"]) == [2, 1, 1]
-    # 76 registers allocate as 80, a step at 1 warp (24 blocks, 23 at 88); 90 allocates as 96 (21 blocks, 19 at 104)
+    # 76 registers allocate as 80, a step at 1 warp (25 blocks, 23 at 88); 90 allocates as 96 (21 blocks, 19 at 104)
     assert list(table["at_occupancy_step"]) == [1.0, 1.0, 1.0]
     table = spill_kind_table(df.assign(regs=[80, 57, 90, 255, np.nan]))   # 57 allocate as 64: 32 blocks, 28 at 72
     assert table.loc[NONE, "at_occupancy_step"] == 1.0
