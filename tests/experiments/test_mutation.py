@@ -115,6 +115,23 @@ def test_a_signal_mutmut_does_not_name_is_a_crash():
         "killed", "survived", "timeout", "segfault", "crashed", "not checked"]
 
 
+def test_forgetting_survivors_leaves_a_crash_reported_as_a_crash(tmp_path, monkeypatch):
+    """mutmut's exit-code names are a defaultdict ('suspicious' for any other code): reading one for a
+    signal it does not name would add it, and a later report in the same run (--rerun-survivors) would
+    count that crash as 'other'."""
+    from collections import defaultdict
+
+    names = defaultdict(lambda: "suspicious", {1: "killed", 0: "survived", None: "not checked"})
+    monkeypatch.setattr(mut, "_status_names", lambda: names)
+    stage = next(s for s in mut.STAGES if s.name == "store")
+    codes = {"costfuse.data.store.x_f__mutmut_1": 0, "costfuse.data.store.x_f__mutmut_2": -6}
+    meta = _write_meta(tmp_path, stage, "data/store.py", codes, {"x_f": "aa"})
+    assert mut.forget_verdicts(tmp_path / stage.name, stage, ("survived", "no tests")) == 1
+    assert json.loads(meta.read_text())["exit_code_by_key"] == {"costfuse.data.store.x_f__mutmut_1": None,
+                                                                "costfuse.data.store.x_f__mutmut_2": -6}
+    assert mut.status_of(-6, names) == "crashed"
+
+
 def test_equivalence_list_entries_need_line_and_reason(tmp_path):
     path = tmp_path / "eq.toml"
     path.write_text('["costfuse.graph.x_f__mutmut_1"]\nline = "x"\n')

@@ -232,6 +232,26 @@ def softmax_argmax(m=6, n=100) -> str:
     return kernel_function([("%x", (m, n), t)], [("%y", (m, n), t), ("%mx#1", (m,), "i64")], body)
 
 
+def scaled_softmax(m=6, n=100, scale=0.125) -> str:
+    """Softmax of ``x * scale`` (attention's scaled scores): a full member comes first, so the max
+    is member 1, not 0; the sum of ``exp(s - max)`` still runs online in the max's pass."""
+    x, t = ("%x", (m, n), "f32", "d0, d1"), "f32"
+    body = _fill("%m0", (m,), t, NEG_INF[t]) + _fill("%s0", (m,), t, "0.0") + _empty("%e", (m, n), t)
+    body.append(f"  %c = arith.constant {scale!r} : {t}\n")
+    body.append(generic("%s", 2, "pp", [x], [("%e", (m, n), t, "d0, d1")],
+                        [f"%r = arith.mulf %a0, %c : {t}", "yield %r"]))
+    s = ("%s", (m, n), t, "d0, d1")
+    body.append(generic("%max", 2, "pr", [s], [("%m0", (m,), t, "d0")],
+                        [f"%r = arith.maximumf %a0, %o0 : {t}", "yield %r"]))
+    body.append(generic("%ex", 2, "pp", [s, ("%max", (m,), t, "d0")], [("%e", (m, n), t, "d0, d1")],
+                        [f"%d = arith.subf %a0, %a1 : {t}", f"%r = math.exp %d : {t}", "yield %r"]))
+    body.append(generic("%sum", 2, "pr", [("%ex", (m, n), t, "d0, d1")], [("%s0", (m,), t, "d0")],
+                        [f"%r = arith.addf %a0, %o0 : {t}", "yield %r"]))
+    body.append(generic("%y", 2, "pp", [("%ex", (m, n), t, "d0, d1"), ("%sum", (m,), t, "d0")],
+                        [("%e", (m, n), t, "d0, d1")], [f"%r = arith.divf %a0, %a1 : {t}", "yield %r"]))
+    return kernel_function([("%x", (m, n), t)], [("%y", (m, n), t)], body)
+
+
 def column_sum(m=6, n=40) -> str:
     """Not a row kernel (the reduction loop is not innermost): lowered by v1."""
     body = _fill("%z", (n,), "f32", "0.0")
