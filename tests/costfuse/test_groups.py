@@ -919,6 +919,29 @@ def test_a_producer_merges_with_its_first_consumer_that_accepts_and_the_argument
     assert [g[0] for g in f.groups] == ["g1+g2", "g3", "g4"]
 
 
+@dataclass
+class ShapesMultiOutput(ScriptedMultiOutput):
+    """:class:`ScriptedMultiOutput` that also records what the merged kernel's shape stores, in ``shaped``."""
+
+    shaped: list = field(default_factory=list)
+
+    def multi_output_verdict(self, kind, a, b, ab, merged, parts):
+        self.shaped.append(self.describe(merged))
+        return super().multi_output_verdict(kind, a, b, ab, merged, parts)
+
+
+def test_a_multi_output_merge_holding_a_copy_does_not_store_the_copy():
+    """``star``: ``g3`` recomputes ``g1`` (its kernel ``g1'+g3`` stores ``g3`` only), then is offered
+    ``g2`` as a sibling: the merged kernel still recomputes ``g1`` (``g4`` reads it from ``g1``'s own
+    kernel), so it is shaped and priced storing ``g2`` and ``g3``, not ``g1``; so is the kernel it makes."""
+    merged = "g1+g2+g3 stores g2+g3"
+    f = form(star(), scripted=ShapesMultiOutput, recomputes={"g1+g3 stores g3": 2.0}, merges={},
+             multi={merged: 1.0})
+    assert _offers(f)[0] == f"siblings? g1+g3 stores g3 + g2 stores g2 = {merged} [g1+g3 stores g3 | g2 stores g2]"
+    assert f.model.shaped[0] == merged
+    assert ("g1'+g2+g3", (0,), merged) in f.groups
+
+
 @pytest.mark.parametrize("shape, offered", [((1, 1), False), ((4, 8), True)], ids=["scalar", "tensor"])
 def test_no_siblings_through_an_argument_of_one_element(shape, offered):
     """``g1 = x + s``, ``g2 = y + s``: they share only ``s``; a one-element ``s`` is no reason to fuse them

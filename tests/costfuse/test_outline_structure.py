@@ -648,3 +648,29 @@ def test_producers_every_reader_recomputes_belong_to_no_kernel_and_order_nothing
                                      "%2 = call @main_k1(arg1, %1#0)", "%3 = func.return(%1#1, %2)"]
     assert _signature(module, "main_k0") == ([X, X], [X, X])    # u (for y's kernel's copies), q
     assert _signature(module, "main_k1") == ([X, X], [X])
+
+
+def test_every_reader_of_a_member_follows_its_kernel_whatever_copies_read_it_too():
+    """``a = x*x`` feeds ``w = -a`` (in the caller), ``h = a*a`` (recomputed by ``c``'s kernel, no kernel
+    owns it) and ``d = a + p`` (``a``'s kernel, which waits for ``p = -y``).  Skipping ``h``'s read of ``a``
+    skips only that read: ``w`` comes after the call that computes ``a``, although it is before ``p`` in the
+    program."""
+    neg = "    %r = arith.negf %i0 : f32\n    linalg.yield %r : f32"
+    add = "    %r = arith.addf %i0, %i1 : f32\n    linalg.yield %r : f32"
+    text = MAPS + f"""
+func.func @main(%x: {X}, %y: {X}) -> ({X}, {X}, {X}) {{
+  %e = tensor.empty() : {X}
+""" + _square("%a", "%x") + _generic("%w", [("%a", X, "#id")], "%e", neg) \
+        + _generic("%p", [("%y", X, "#id")], "%e", neg) + _square("%h", "%a") \
+        + _generic("%d", [("%a", X, "#id"), ("%p", X, "#id")], "%e", add) \
+        + _generic("%c", [("%h", X, "#id"), ("%x", X, "#id")], "%e", add) + f"""\
+  return %w, %d, %c : {X}, {X}, {X}
+}}
+"""
+    kernels = [Kernel((0, 4), None, _EST), Kernel((3, 5), None, _EST, recomputed=(3,), unstored=(3,))]
+    module, names = _outlined(text, kernels)
+    assert _body(module, "main") == ["%0 = tensor.empty()", "%1 = linalg.generic(arg1, %0)",    # p
+                                     "%2 = call @main_k0(arg0, %1)",                             # a, d
+                                     "%3 = linalg.generic(%2#0, %0)",                            # w
+                                     "%4 = call @main_k1(%2#0, arg0)",                           # h', c
+                                     "%5 = func.return(%3, %2#1, %4)"]

@@ -16,6 +16,7 @@ from costfuse.data.interpret import run_interpreted
 from costfuse.launch import LaunchConfig, neighbour_configs
 from costfuse.data.lowering.generic import lower_generic, lower_module
 from costfuse.data.lowering.generic_info import analyze
+from costfuse.data.lowering.index_space import IndexSpace
 from costfuse.data.lowering.reference_functions import generic_as_function
 from costfuse.data.lowering.unsupported import UnsupportedOp
 from costfuse.data.lowering.walk import generics_of
@@ -90,6 +91,14 @@ def test_analyze_extents_and_kinds():
     info = analyze(g)
     assert info.extents == (3, 5, 7) and info.xnumel == 15 and info.rnumel == 7
     assert info.iterators == ("parallel", "parallel", "reduction")
+
+
+def test_x_runs_over_every_parallel_dim_the_layout_does_not_name_in_loop_order():
+    """x follows the layout's dims, then the other parallel dims of extent > 1.  A kernel function that
+    stores nothing has no layout at all (test_lower_kernel.py's kernel without results): x is then every
+    parallel loop, in loop order; the reduction dims are r's."""
+    space = IndexSpace((6, 1, 100, 4), ("parallel", "parallel", "parallel", "reduction"), (), "[1, 1]")
+    assert (space.order("x"), space.order("r")) == ([0, 2], [3])
 
 
 def test_generic_as_function_round_trips():

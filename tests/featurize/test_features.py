@@ -376,3 +376,6 @@ def test_every_parse_diagnostic_is_in_the_message():
         analyze_text("func.func @f() { %0 = arith.addf %a, %b : f32\n return }", new_context())
     message = one_line(err, "unparsable IR: ", "<ir>:1:34", "<ir>:1:38")
     assert message.count("use of undeclared SSA value name") == 2
+    # one diagnostic per '; '-separated part, each with its own place
+    parts = message.removeprefix("unparsable IR: ").split("; ")
+    assert [p.split(": ")[0] for p in parts] == ["<ir>:1:34", "<ir>:1:38"], message
