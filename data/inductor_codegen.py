@@ -129,16 +129,15 @@ def trace(fn, inputs: list[tuple[tuple[int, ...], object]]):
 
     from costfuse.torch_import import TorchImportError, first_line
 
-    name = type(fn).__name__ if isinstance(fn, torch.nn.Module) else getattr(fn, "__name__", repr(fn))
-    user_inputs = ", ".join(f"{'x'.join(map(str, shape))} {str(dtype).removeprefix('torch.')}"
-                            for shape, dtype in inputs)
-    fn, inputs = lift_state(fn, inputs)
+    lifted, lifted_inputs = lift_state(fn, inputs)
     try:
         with FakeTensorMode():
-            cpu_args = [torch.empty(shape, dtype=dtype) for shape, dtype in inputs]
-            cpu_graph = make_fx(fn, decomposition_table=select_decomp_table(), tracing_mode="fake")(*cpu_args)
-    except Exception as err:
-        raise TorchImportError(f"{name} does not run on inputs {user_inputs}: "
+            cpu_args = [torch.empty(shape, dtype=dtype) for shape, dtype in lifted_inputs]
+            cpu_graph = make_fx(lifted, decomposition_table=select_decomp_table(), tracing_mode="fake")(*cpu_args)
+    except Exception as err:   # named only on failure: the dataset job traces every kernel through here
+        name = type(fn).__name__ if isinstance(fn, torch.nn.Module) else getattr(fn, "__name__", repr(fn))
+        given = ", ".join(f"{'x'.join(map(str, shape))} {str(dtype).removeprefix('torch.')}" for shape, dtype in inputs)
+        raise TorchImportError(f"{name} does not run on inputs {given}: "
                                f"{type(err).__name__}: {first_line(err)}") from err
     for node in cpu_graph.graph.nodes:
         if isinstance(node.kwargs.get("device"), torch.device) and node.kwargs["device"].type == "cpu":
@@ -146,7 +145,7 @@ def trace(fn, inputs: list[tuple[tuple[int, ...], object]]):
     cpu_graph.recompile()
     mode = FakeTensorMode()
     with mode:
-        args = [torch.empty(shape, dtype=dtype, device="cuda") for shape, dtype in inputs]
+        args = [torch.empty(shape, dtype=dtype, device="cuda") for shape, dtype in lifted_inputs]
     gm = make_fx(cpu_graph, tracing_mode="fake")(*args)
     with contextlib.suppress(ImportError):
         from torch._inductor.compile_fx import _recursive_post_grad_passes
