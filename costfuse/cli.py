@@ -41,7 +41,7 @@ FIELD_HELP = {
     "model": "model bundle folder (costfuse-train --export) or models:/NAME@ALIAS",
     "tracking_uri": "MLflow tracking URI for a models:/ --model or --group-model",
     "spill_budget": "spill bytes per thread (store + load) a fusion may add (groups: a kernel's config may have)",
-    "group_model": "group heads' bundle folder (group feature schema v2, v3 or v4) or models:/NAME@ALIAS, which decide "
+    "group_model": "group heads' bundle folder (group feature schema v2 to v5) or models:/NAME@ALIAS, which decide "
                    "kernel groups and their configs",
     "allow_arch_mismatch": "use a model trained on another arch's labels instead of refusing it",
     "spill_cut": "group heads' P(spill) cut: f1 = the F1-best one, recall = the one that kept 95%% of "

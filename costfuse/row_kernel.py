@@ -5,7 +5,7 @@ Two things are row kernels: a group of Linalg generics
 bindings) and a kernel Inductor is about to generate
 (:class:`costfuse.featurize.inductor_kernel.InductorKernel`, read from
 Inductor's own description of it).  The learned group policy, its features
-(group schema v4) and the analytical time take either, so the Inductor handler
+(group schema v5) and the analytical time take either, so the Inductor handler
 decides with the same code, the same heads and the same config space as the
 pass (docs/inductor.md), and needs no MLIR on a GPU machine.
 

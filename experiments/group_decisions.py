@@ -143,15 +143,15 @@ def cut_tables(cuts: tuple, unit: str) -> list[str]:
     return lines
 
 
-def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
+def score_at(cut: str, groups: list, top: int, jobs: int, group_model: str = "") -> Scored:
     """Decide every group with the policy at spill cut ``cut`` (f1 or recall), compile its decision configs,
-    score them."""
+    score them; ``group_model``: the heads' bundle (default: the shipped one)."""
     from costfuse.data.compile import CompilePool, CompileTask, parse_arch
     from costfuse.data.lowering.kernel import lower_kernel
 
     from costfuse.cost_models.learned_groups import LearnedGroups
 
-    model = LearnedGroups(spill_cut=cut)
+    model = LearnedGroups(group_model=group_model, spill_cut=cut)
     tasks, meta, fallbacks = [], [], 0
     t0 = time.perf_counter()
     for program, func, shape in groups:
@@ -174,7 +174,7 @@ def score_at(cut: str, groups: list, top: int, jobs: int) -> Scored:
                   [(m[2], m[3], r.spill_bytes, r.regs) for m, r in ok if r.spill_bytes and not m[0]])
 
 
-def run(v2: Path, v1: Path, top: int, jobs: int, command: str) -> str:
+def run(v2: Path, v1: Path, top: int, jobs: int, command: str, group_model: str = "") -> str:
     from costfuse.data.lowering.kernel_function import kernel_members
     from costfuse.data.store import read_dataset
 
@@ -189,7 +189,7 @@ def run(v2: Path, v1: Path, top: int, jobs: int, command: str) -> str:
         modules.append(parse_module(sub["ir"].iloc[0], gid))
         func = modules[-1].body.operations[0].operation
         groups.append((sub["program_id"].iloc[0], func, analyze_kernel(kernel_members(func))))
-    policy, recall_cut = score_at("f1", groups, top, jobs), score_at("recall", groups, top, jobs)
+    policy, recall_cut = (score_at(cut, groups, top, jobs, group_model) for cut in ("f1", "recall"))
     lines = [
         "# Group heads on the learned policy's decision configs (dataset v2 test programs)",
         "",
@@ -229,9 +229,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--v1", default=str(REPO / "data" / "sm90_v1"), help="dataset v1 (default data/sm90_v1)")
     ap.add_argument("--top", type=int, default=5, help="turned-down faster configs per group (default 5)")
     ap.add_argument("--jobs", type=int, default=2, help="compile workers (default 2)")
+    ap.add_argument("--group-model", default="", help="group heads' bundle (default: the shipped costfuse/models/groups)")
     ap.add_argument("--out", default=str(HERE / "results" / "group_decisions.md"), help="report path ('-': stdout)")
     args = ap.parse_args(argv)
-    emit(run(Path(args.v2), Path(args.v1), args.top, args.jobs, command_line("group_decisions.py", argv)), args.out)
+    emit(run(Path(args.v2), Path(args.v1), args.top, args.jobs, command_line("group_decisions.py", argv),
+             args.group_model), args.out)
     return 0
 
 

@@ -112,7 +112,8 @@ def probe_persistent(pool, arch: int, kernels, workload: str, k: int, max_row: i
     return out
 
 
-def study(paths: list[Path], jobs: int, timeout: float, probe: int, probe_max_row: int) -> Run:
+def study(paths: list[Path], jobs: int, timeout: float, probe: int, probe_max_row: int,
+          group_model: str = "costfuse/models/groups") -> Run:
     from costfuse.data.compile import CompilePool
     from costfuse.data.pick_compiler import ptxas_check
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
@@ -124,7 +125,7 @@ def study(paths: list[Path], jobs: int, timeout: float, probe: int, probe_max_ro
     run = Run()
     t0 = time.perf_counter()
     with CompilePool(jobs, timeout) as pool:
-        learned = make_model("learned", pool, "sm_90", "costfuse/models/groups")
+        learned = make_model("learned", pool, "sm_90", group_model)
         for path in paths:
             text = path.read_text()
             print(f"== {path.name}", file=sys.stderr, flush=True)
@@ -261,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--probe", type=int, default=4, help="persistent configs compiled per looped kernel (default 4)")
     ap.add_argument("--probe-max-row", type=int, default=32768,
                     help="longest row whose persistent configs are compiled (default 32768; longer ones take minutes)")
+    ap.add_argument("--group-model", default="costfuse/models/groups",
+                    help="group heads' bundle `learned` decides with (default: the shipped %(default)s)")
     add_report_arg(ap, "spill_goals")
     args = ap.parse_args(argv)
     paths = select_workloads(Path(args.workloads), args.only)
@@ -268,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spill_goals.py: no workloads in {args.workloads} match {args.only!r}", file=sys.stderr)
         return 1
     cond = conditions()
-    run = study(paths, args.jobs, args.timeout, args.probe, args.probe_max_row)
+    run = study(paths, args.jobs, args.timeout, args.probe, args.probe_max_row, args.group_model)
     emit(report(run, command_line("spill_goals.py", argv), cond), args.report)
     return 0
 

@@ -131,9 +131,11 @@ def run() -> dict:
     return out
 
 
-def markdown(out: dict, command: str) -> str:
+def report_head(title: str, command: str, spread: dict) -> list[str]:
+    """A report's opening (title, command, conditions, the boosters and splits) and its table of
+    :func:`register_spread` (``spread``: dataset version -> features -> its three figures)."""
     lines = [
-        "# A ragged tail: what the group features miss (issues #25 and #29)",
+        f"# {title}",
         "",
         f"Command: `{command}`  ",
         f"Conditions: {conditions()}",
@@ -147,9 +149,14 @@ def markdown(out: dict, command: str) -> str:
         "| rows in groups where some spill and some do not |",
         "|---|---|---|---|---|",
     ]
-    for v, runs in out["spread"].items():
+    for v, runs in spread.items():
         for name, (dev, shared, mixed) in runs.items():
             lines.append(f"| v{v} | {name} | {dev:.2f} | {shared:,} | {mixed:,} |")
+    return lines
+
+
+def markdown(out: dict, command: str) -> str:
+    lines = report_head("A ragged tail: what the group features miss (issues #25 and #29)", command, out["spread"])
     lines += ["", "## The Inductor handler's spill head (`sm90_inductor_v1` + `sm90_v2` + `sm90_v1`)", "",
               "| features | AUC v3 test rows | AUC v2 test rows | AUC blocks' candidates "
               "| cuts (0.05-0.60) meeting both `prune` goals on both sets |",

@@ -1,4 +1,4 @@
-"""Features of a kernel group at a launch config (group feature schema v4: issue #13's v2, #29's v3, #25's v4).
+"""Features of a kernel group at a launch config (group feature schema v5: issue #13's v2, #29's v3, #25's v4, v5).
 
 v1's features (:mod:`featurize.features`) describe one fused generic at one
 config.  A kernel group is several generics sharing one row loop
@@ -31,6 +31,16 @@ registers it may use at that many warps.  So the columns are:
   Inductor SwiGLU tile of 128 elements per thread spills in f32 and holds
   in 127-254 registers in bf16, at the same live values, tile bytes and
   register estimate (docs/training.md, "Schema v4").
+* alignment (:data:`ALIGN_COLUMNS`, schema v5): the largest power of two
+  dividing the row length (a pointwise kernel's element count), up to 16,
+  as log2.  Row ``i`` starts ``i * n`` elements in, so only a row length
+  divisible by the vector width lets every row start on a 16-byte boundary;
+  Triton proves that from the sizes (a constant in Inductor's source, an
+  argument it specializes on divisibility by 16 in CostFuse's) and then
+  loads a tile in 16-byte vectors, where an odd row length costs one load,
+  its address and its mask per element.  Among rows of the same structure
+  and launch this column cuts the register spread more than the size's
+  other bits would (docs/training.md, "Schema v5").
 
 Whether a tile is indexed dynamically is not a column of its own: a Triton
 block tensor is addressed by its compile-time layout (every element a thread
@@ -52,7 +62,7 @@ from costfuse.featurize.columns import OP_CLASSES, class_counts
 
 from costfuse.estimates import row_registers, spill_bytes
 
-GROUP_FEATURE_SCHEMA_VERSION = 4
+GROUP_FEATURE_SCHEMA_VERSION = 5
 GROUP_COLUMNS = (
     "log2_n", "log2_rows", "n_pad_ratio", "n_members", "n_full", "n_reduce", "n_rowwise", "n_inputs",
     "n_outputs", "n_gathers", "live_full", "words", "n_passes", "pointwise", "flops_per_elem",
@@ -66,10 +76,13 @@ LAUNCH_COLUMNS = (
 JOINT_COLUMNS = ("live_values_per_thread", "regs_available", "pressure_ratio", "est_regs", "est_spill_bytes")
 LOCAL_COLUMNS = ("tile_bytes_per_thread", "value_over_regfile", "values_fit_regfile", "local_bytes_est")
 LOAD_COLUMNS = ("load_words_over_cap",)
+ALIGN_COLUMNS = ("log2_size_align",)
+ALIGN_CAP = 16   # elements: a 16-byte vector of one-byte values, and the divisibility Triton specializes on
 GROUP_SCHEMAS: dict[int, tuple[str, ...]] = {
     2: GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS,
     3: GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS + LOCAL_COLUMNS,
     4: GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS + LOCAL_COLUMNS + LOAD_COLUMNS,
+    5: GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS + LOCAL_COLUMNS + LOAD_COLUMNS + ALIGN_COLUMNS,
 }
 """The group feature schemas, by version: each is the one before with columns appended, so this code's
 rows hold every older schema's columns as a prefix and a bundle of an older schema still loads
@@ -138,6 +151,7 @@ def group_features(shape, launches, arch: str = "sm_90", static: dict[str, float
         live_values, cap, live_values / cap, regs, spill_bytes(regs, cap) / 2,   # trained as store bytes
         *local_placement(ept, live, shape.words, cap),
         ept * static["in_bytes_per_elem"] / WORD_BYTES / cap,   # LOAD_COLUMNS
+        size_align(shape),   # ALIGN_COLUMNS
     ]
     # Filled in place, column by column: np.hstack of np.column_stack was a quarter of this function's time
     # inside Inductor's codegen (the handler featurizes a few hundred configs per decision).
@@ -146,6 +160,13 @@ def group_features(shape, launches, arch: str = "sm_90", static: dict[str, float
     for j, col in enumerate(cols, len(GROUP_COLUMNS)):
         out[:, j] = col
     return out
+
+
+def size_align(shape) -> float:
+    """``log2_size_align`` (:data:`ALIGN_COLUMNS`) of ``shape``: log2 of the largest power of two, up to
+    :data:`ALIGN_CAP`, dividing its row length (a pointwise kernel's element count)."""
+    size = max(1, int(shape.n_rows * shape.n if shape.pointwise else shape.n))
+    return math.log2(min(size & -size, ALIGN_CAP))
 
 
 def local_placement(ept, live, words, cap) -> tuple[np.ndarray, ...]:

@@ -8,7 +8,7 @@ reductions) and the buffers it reads and writes, with their dtypes.
 plain numbers only, so this module needs neither torch nor MLIR.  Here those
 numbers become a :class:`costfuse.row_kernel.RowKernel` (what the config space
 and the analytical time read) and the config-independent columns of group
-feature schema v4 (:data:`costfuse.featurize.group_features.GROUP_COLUMNS`), so the
+feature schema v5 (:data:`costfuse.featurize.group_features.GROUP_COLUMNS`), so the
 shipped group heads and the learned policy's own code decide Inductor's
 kernels (docs/inductor.md, "Features").
 
@@ -268,7 +268,7 @@ class InductorKernel:
 
     @cached_property
     def group_columns(self) -> dict[str, float]:
-        """The config-independent columns of group feature schema v4 (``GROUP_COLUMNS``), as
+        """The config-independent columns of group feature schema v5 (``GROUP_COLUMNS``), as
         :func:`costfuse.featurize.group_features.group_static` computes them for a Linalg group."""
         counts = dict.fromkeys(OP_CLASSES, 0)
         for node in self.nodes:

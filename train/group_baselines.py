@@ -1,4 +1,4 @@
-"""Spill predictors the group heads must beat, on the group-at-launch features (group schema v4).
+"""Spill predictors the group heads must beat, on the group-at-launch features (group schema v5).
 
 * the seed's thresholds (:class:`train.baselines.ThresholdRule` on members and
   body work per element), the live-value rule (one cut on

@@ -1,6 +1,6 @@
 """The training table of the group heads: v2 rows (a kernel group at a launch) plus the v1 rows that are row kernels.
 
-Features are :mod:`featurize.group_features` (group schema v4), the ones the
+Features are :mod:`featurize.group_features` (group schema v5), the ones the
 learned policy computes for every config of a group.  A v2 row's group is
 its stored kernel function (``ir``), analysed once per ``group_id``; a v1 row
 (one fused generic at one config, ``data/sm90_v1``) is the one-member group

@@ -2,7 +2,7 @@
 
 For a candidate group (a :class:`costfuse.kernel.KernelShape`), :meth:`LearnedGroups.best_config`
 
-1. featurizes every config of its space in one call (:mod:`featurize.group_features`, group schema v4);
+1. featurizes every config of its space in one call (:mod:`featurize.group_features`, group schema v5);
 2. predicts P(spill), spill bytes and registers per config with the group heads
    (``costfuse/models/groups/``, trained on dataset v2 + v1's row kernels by
    ``costfuse-train --data data/sm90_v2 --data data/sm90_v1``);
@@ -98,7 +98,7 @@ NOT_AN_OPTION = {"cli": False}   # a field the CLI does not offer as an option
 
 
 def load_group_heads(model: str = "", tracking_uri: str = "") -> Bundle:
-    """The group heads (group feature schema v2, v3 or v4: an older bundle takes its own columns) in ``model``: a bundle folder or ``models:/NAME@ALIAS`` (the
+    """The group heads (group feature schema v2 to v5: an older bundle takes its own columns) in ``model``: a bundle folder or ``models:/NAME@ALIAS`` (the
     heads registered as ``costfuse-group-...`` at that alias); default the shipped ``costfuse/models/groups``.
     A file is refused, and v1's edge heads are named for what they are
     (:func:`costfuse.cost_models.bundle.load_model`)."""

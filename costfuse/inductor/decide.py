@@ -3,7 +3,7 @@
 The model is the handler's own heads (``costfuse/models/inductor/``): group
 heads trained on Inductor's kernels (dataset ``sm90_inductor_v1``) together
 with CostFuse's kernel groups (``sm90_v2``) and v1's row kernels, through
-the group features (schema v4), since an Inductor kernel is featurized as a
+the group features (schema v5), since an Inductor kernel is featurized as a
 row kernel (:mod:`costfuse.featurize.inductor_kernel`).  :class:`Decider`
 runs them on an :class:`costfuse.featurize.inductor_kernel.InductorKernel`
 through the learned group policy's own code
@@ -174,7 +174,7 @@ class Decider:
         return float(self.heads.regs_of(self.features(kernel, [launch]))[0])
 
     def features(self, kernel, launches: list[KernelLaunch]) -> np.ndarray:
-        """Feature rows (group schema v4) of ``kernel`` at ``launches``."""
+        """Feature rows (group schema v5) of ``kernel`` at ``launches``."""
         return group_features(kernel, launches, self.arch, kernel.group_columns)
 
     def predict(self, kernel, launches: list[KernelLaunch], cut: str | None = None) -> dict[str, np.ndarray]:

@@ -39,7 +39,7 @@ def test_the_group_heads_given_to_model_are_named_for_what_they_are(capsys):
 
 def test_the_edge_heads_given_to_group_model_are_named_for_what_they_are(capsys):
     err = _error(capsys, "--group-model", str(EDGES))
-    assert f"{EDGES}: holds v1's edge heads (feature schema v1), but --group-model takes kernel-group heads (v2, v3 or v4); " \
+    assert f"{EDGES}: holds v1's edge heads (feature schema v1), but --group-model takes kernel-group heads (v2, v3, v4 or v5); " \
            "pass it as --model, with --fusion elementwise" in err
 
 

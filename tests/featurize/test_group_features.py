@@ -1,4 +1,4 @@
-"""Group-at-launch features (group feature schema v4, ``featurize/group_features.py``) on hand-made kernels."""
+"""Group-at-launch features (group feature schema v5, ``featurize/group_features.py``) on hand-made kernels."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from costfuse.launch import LaunchConfig
 from costfuse.featurize.group_features import (
-    GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, GROUP_SCHEMAS, JOINT_COLUMNS, LAUNCH_COLUMNS,
-    LOAD_COLUMNS, LOCAL_COLUMNS, group_features, group_static, launch_for_v1_config,
+    ALIGN_COLUMNS, GROUP_COLUMNS, GROUP_FEATURE_COLUMNS, GROUP_FEATURE_SCHEMA_VERSION, GROUP_SCHEMAS, JOINT_COLUMNS,
+    LAUNCH_COLUMNS, LOAD_COLUMNS, LOCAL_COLUMNS, group_features, group_static, launch_for_v1_config, size_align,
 )
 
 from costfuse.graph import function_blocks, generics_in
@@ -35,11 +35,12 @@ def generics():
     return get
 
 
-def test_columns_are_group_then_launch_then_joint_then_local_then_loads(generics):
-    assert GROUP_FEATURE_COLUMNS == GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS + LOCAL_COLUMNS + LOAD_COLUMNS
-    assert GROUP_FEATURE_SCHEMA_VERSION == 4 and GROUP_SCHEMAS[4] == GROUP_FEATURE_COLUMNS
+def test_columns_are_group_then_launch_then_joint_then_local_then_loads_then_alignment(generics):
+    assert GROUP_FEATURE_COLUMNS == (GROUP_COLUMNS + LAUNCH_COLUMNS + JOINT_COLUMNS + LOCAL_COLUMNS + LOAD_COLUMNS
+                                     + ALIGN_COLUMNS)
+    assert GROUP_FEATURE_SCHEMA_VERSION == 5 and GROUP_SCHEMAS[5] == GROUP_FEATURE_COLUMNS
     # each schema appends to the one before: an older bundle's columns are a prefix of this code's rows
-    for version in (2, 3):
+    for version in (2, 3, 4):
         assert GROUP_FEATURE_COLUMNS[:len(GROUP_SCHEMAS[version])] == GROUP_SCHEMAS[version]
     assert len(set(GROUP_FEATURE_COLUMNS)) == len(GROUP_FEATURE_COLUMNS)
     shape = analyze_kernel(generics())
@@ -169,6 +170,26 @@ def test_the_load_column_reads_the_inputs_at_their_own_width(generics):
     # one input of 4 (f32) or 2 (bf16) bytes per element; 256 and 16 elements per thread; caps 255 and 128
     np.testing.assert_allclose(f32[:, COL["load_words_over_cap"]], [256 / 255, 16 / 128])
     np.testing.assert_allclose(bf16[:, COL["load_words_over_cap"]], [128 / 255, 8 / 128])
+
+
+def test_the_alignment_column_is_the_row_lengths_power_of_two_up_to_16(generics):
+    """Rows of 100 start 4-aligned (log2 2), of 8,192 16-aligned at most (4), of 20,619 (odd) unaligned (0): the
+    same at every launch, since it is the row length's, not the tile's."""
+    for n, want in ((100, 2.0), (8192, 4.0), (20619, 0.0), (24, 3.0)):
+        shape = analyze_kernel(generics(8, n, "f32"))
+        X = group_features(shape, config_space(shape))
+        assert size_align(shape) == want and (X[:, COL["log2_size_align"]] == want).all()
+
+
+def test_a_pointwise_kernels_alignment_is_its_element_counts():
+    """A pointwise kernel is one flat loop over every element: 3 rows of 6 hold 18 elements (log2 1)."""
+    from types import SimpleNamespace
+
+    assert size_align(SimpleNamespace(pointwise=True, n_rows=3, n=6)) == 1.0
+    assert size_align(SimpleNamespace(pointwise=False, n_rows=3, n=6)) == 1.0
+    assert size_align(SimpleNamespace(pointwise=True, n_rows=4, n=6)) == 3.0
+    assert size_align(SimpleNamespace(pointwise=False, n_rows=4, n=6)) == 1.0
+    assert size_align(SimpleNamespace(pointwise=True, n_rows=0, n=6)) == 0.0   # no element: taken as one
 
 
 def test_the_local_placement_columns_by_hand():

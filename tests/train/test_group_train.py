@@ -40,7 +40,7 @@ def test_the_v2_table_has_the_group_features_and_its_dataset(group_v2_dir):
 
     table = load_group_table([group_v2_dir])
     assert list(table.X.columns) == list(GROUP_FEATURE_COLUMNS)
-    assert table.schema == (GROUP_FEATURE_SCHEMA_VERSION, GROUP_FEATURE_COLUMNS) == (4, GROUP_FEATURE_COLUMNS)
+    assert table.schema == (GROUP_FEATURE_SCHEMA_VERSION, GROUP_FEATURE_COLUMNS) == (5, GROUP_FEATURE_COLUMNS)
     stored = read_dataset(group_v2_dir, 2)
     assert len(table) == int((stored.status == "ok").sum()) and np.isfinite(table.X.to_numpy()).all()
     rows = table.rows
@@ -90,7 +90,7 @@ def test_several_v1_directories_without_v2_are_refused(v1_dir, tmp_path):
 def test_costfuse_train_on_v2_exports_group_heads(group_run):
     assert group_run.code == 0, group_run.err
     meta = json.loads((group_run.bundle / "metadata.json").read_text())
-    assert meta["feature_schema_version"] == 4 and meta["feature_columns"] == list(GROUP_FEATURE_COLUMNS)
+    assert meta["feature_schema_version"] == 5 and meta["feature_columns"] == list(GROUP_FEATURE_COLUMNS)
     assert set(meta["feature_ranges"]) == set(GROUP_FEATURE_COLUMNS) and meta["arch"] == "sm_90"
     assert set(meta["heads"]) == {"spill", "spill_bytes", "regs"}
     # the register head learns a share of the register cap, by absolute error (bundle.GROUP_HEADS)
@@ -144,9 +144,9 @@ def test_a_group_bundle_is_refused_as_v1_and_loads_as_a_group_bundle(group_run):
     with pytest.raises(BundleError) as exc:
         load_bundle(group_run.bundle)
     message = str(exc.value)
-    assert "\n" not in message and "trained on feature schema v4, but this featurize computes v1" in message
-    bundle = load_bundle(group_run.bundle, schema=4)
-    assert set(bundle.heads) == {"spill", "spill_bytes", "regs"} and bundle.metadata["feature_schema_version"] == 4
+    assert "\n" not in message and "trained on feature schema v5, but this featurize computes v1" in message
+    bundle = load_bundle(group_run.bundle, schema=5)
+    assert set(bundle.heads) == {"spill", "spill_bytes", "regs"} and bundle.metadata["feature_schema_version"] == 5
     assert set(load_bundle(group_run.bundle, schema=2).heads) == set(bundle.heads)   # a group schema: either
     assert set(load_bundle(group_run.bundle, schema=None).heads) == set(bundle.heads)
 
@@ -157,12 +157,12 @@ def test_the_trainer_reads_a_group_bundle_back_and_names_an_unknown_schema(group
 
     assert group_run.code == 0, group_run.err
     boosters, meta = load_model(group_run.bundle)
-    assert set(boosters) == {"spill", "spill_bytes", "regs"} and meta["feature_schema_version"] == 4
+    assert set(boosters) == {"spill", "spill_bytes", "regs"} and meta["feature_schema_version"] == 5
     future = tmp_path / "future"
     shutil.copytree(group_run.bundle, future)
     meta["feature_schema_version"] = 99
     (future / "metadata.json").write_text(json.dumps(meta))
-    with pytest.raises(ModelSchemaError, match="trained on feature schema v99, but this featurize computes v1, v2, v3 or v4;"):
+    with pytest.raises(ModelSchemaError, match="trained on feature schema v99, but this featurize computes v1, v2, v3, v4 or v5;"):
         load_model(future)
 
 

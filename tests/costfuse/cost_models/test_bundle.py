@@ -488,9 +488,9 @@ def test_check_schema_names_what_it_found_instead_of_a_model(v1_metadata):
 def test_check_schema_holds_a_model_to_the_schema_asked_for(v1_metadata):
     retrain = "retrain it (costfuse-train --data DIR --export DIR) or use a matching CostFuse version"
     assert _schema_error(v1_metadata, 2) == (
-        f"m: trained on feature schema v1, but this featurize computes v2, v3 or v4; {retrain}")
+        f"m: trained on feature schema v1, but this featurize computes v2, v3, v4 or v5; {retrain}")
     assert _schema_error({**v1_metadata, "feature_schema_version": 7}, None) == (
-        f"m: trained on feature schema v7, but this featurize computes v1, v2, v3 or v4; {retrain}")
+        f"m: trained on feature schema v7, but this featurize computes v1, v2, v3, v4 or v5; {retrain}")
     check_schema(v1_metadata, "m", None)  # None: any known schema
     check_schema(v1_metadata, "m", 1)
 
@@ -667,7 +667,7 @@ def test_a_bundle_of_the_other_seam_is_sent_to_its_own_option():
     with pytest.raises(BundleError) as err:
         load_model(str(SHIPPED_MODEL_DIR), ("spill",), 3)
     assert str(err.value) == (f"{SHIPPED_MODEL_DIR}: holds v1's edge heads (feature schema v1), but --group-model "
-                              "takes kernel-group heads (v2, v3 or v4); pass it as --model, with --fusion elementwise")
+                              "takes kernel-group heads (v2, v3, v4 or v5); pass it as --model, with --fusion elementwise")
 
 
 def test_a_models_uri_with_no_tracking_store_given_or_set_asks_for_one(monkeypatch):

@@ -217,7 +217,7 @@ def test_uuid_names_the_mode_the_schema_and_the_bundle(tmp_path):
     from costfuse.cost_models.learned_groups import SHIPPED_GROUP_MODEL_DIR
 
     pin, prune = CostFuseChoices("pin"), CostFuseChoices("prune")
-    assert pin.uuid().startswith("costfuse-pin-v4-") and prune.uuid().startswith("costfuse-prune-v4-")
+    assert pin.uuid().startswith("costfuse-pin-v5-") and prune.uuid().startswith("costfuse-prune-v5-")
     assert pin.uuid() == CostFuseChoices("pin").uuid()
     other = tmp_path / "groups"
     shutil.copytree(SHIPPED_GROUP_MODEL_DIR, other)
