@@ -84,9 +84,9 @@ def refits(data: tuple[str, ...], read_on: tuple[int, ...]) -> tuple[dict, objec
     y, regs = table.spills, table.regs
     split = grouped_split(table.groups, 0.25, 0)
     version = rows["dataset_version"].to_numpy()
-    out = {}
+    out, params = {}, bundle_params()
     for name, A in (("schema v4 columns", X.drop(columns=[ALIGN])), ("schema v5 (+ alignment)", X)):
-        spill, reg = _heads(A, y, regs, split.train, bundle_params())
+        spill, reg = _heads(A, y, regs, split.train, params)
         p, r = spill.score(A), reg.predict(A)
         out[name] = {v: (float(roc_auc_score(y[m], p[m])), float(np.mean(np.abs(r[m] - regs[m]))))
                      for v in read_on for m in [split.test & (version == v)]}
