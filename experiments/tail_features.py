@@ -85,12 +85,18 @@ def _heads(train_X, y, regs, tr, params):
     return spill, reg
 
 
-def run() -> dict:
+def run(extra=tails, label: str = "+ tails") -> dict:
+    """The report's figures for the group features alone and with the columns ``extra`` makes of them
+    (``extra(X)``: a DataFrame of new columns on ``X``'s index; :func:`tails` by default), named ``label``."""
+    import pandas as pd
     from sklearn.metrics import roc_auc_score
 
     from costfuse.train.group_dataset import load_group_table
     from costfuse.train.splits import grouped_split
     from experiments.source_features import block_rows, bundle_params, sweep
+
+    def forms(X):
+        return (("group features", X), (label, pd.concat([X, extra(X)], axis=1)))
 
     out = {"spread": {}, "inductor": {}, "groups": {}}
     params = bundle_params()
@@ -101,13 +107,13 @@ def run() -> dict:
     for v in (3, 2):
         at = version == v
         out["spread"][v] = {name: register_spread(A[at].reset_index(drop=True), regs[at], y[at])
-                            for name, A in (("group features", X), ("+ tails", with_tails(X)))}
+                            for name, A in forms(X)}
     split = grouped_split(table.groups, 0.25, 0)
     tr, te = split.train, split.test
     candidate = rows["config_source"].fillna("").str.contains("inductor|max_autotune").to_numpy()
     held = te & (version == 3) & candidate
     xb, _, yb, _ = block_rows(list(X.columns))
-    for name, A, AB in (("group features", X, xb), ("+ tails", with_tails(X), with_tails(xb))):
+    for (name, A), (_, AB) in zip(forms(X), forms(xb)):
         spill, _ = _heads(A, y, regs, tr, params)
         p, pb = spill.score(A), spill.score(AB[A.columns])
         out["inductor"][name] = {
@@ -123,7 +129,7 @@ def run() -> dict:
     split = grouped_split(table.groups, 0.25, 0)
     tr, te = split.train, split.test
     v2 = te & (rows["dataset_version"] == 2).to_numpy()
-    for name, A in (("group features", X), ("+ tails", with_tails(X))):
+    for name, A in forms(X):
         spill, reg = _heads(A, y, regs, tr, params)
         out["groups"][name] = {"auc": float(roc_auc_score(y[v2], spill.score(A[v2]))),
                                "mae": float(np.mean(np.abs(reg.predict(A[v2]) - regs[v2]))),
@@ -155,8 +161,10 @@ def report_head(title: str, command: str, spread: dict) -> list[str]:
     return lines
 
 
-def markdown(out: dict, command: str) -> str:
-    lines = report_head("A ragged tail: what the group features miss (issues #25 and #29)", command, out["spread"])
+def markdown(out: dict, command: str, title: str = "A ragged tail: what the group features miss (issues #25 and #29)",
+             evidence: list[str] = ()) -> str:
+    """The report of :func:`run`'s ``out``; ``evidence``: Markdown lines placed after the register spread."""
+    lines = report_head(title, command, out["spread"]) + list(evidence)
     lines += ["", "## The Inductor handler's spill head (`sm90_inductor_v1` + `sm90_v2` + `sm90_v1`)", "",
               "| features | AUC v3 test rows | AUC v2 test rows | AUC blocks' candidates "
               "| cuts (0.05-0.60) meeting both `prune` goals on both sets |",
