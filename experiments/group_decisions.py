@@ -174,7 +174,10 @@ def score_at(cut: str, groups: list, top: int, jobs: int, group_model: str = "")
                   [(m[2], m[3], r.spill_bytes, r.regs) for m, r in ok if r.spill_bytes and not m[0]])
 
 
-def run(v2: Path, v1: Path, top: int, jobs: int, command: str, group_model: str = "") -> str:
+def held_out_kernels(v2: Path, v1: Path):
+    """``(group ids, their dataset v2 rows, [(program, kernel function, shape)], modules)`` of the test
+    programs' groups (:func:`test_groups`); the caller keeps ``modules`` alive as long as it uses the
+    functions (a function outlives its module only as a dangling handle)."""
     from costfuse.data.lowering.kernel_function import kernel_members
     from costfuse.data.store import read_dataset
 
@@ -184,11 +187,16 @@ def run(v2: Path, v1: Path, top: int, jobs: int, command: str, group_model: str 
     gids, _ = test_groups(v2, v1)
     df = read_dataset(v2, 2)
     df = df[df["group_id"].isin(gids)]
-    groups, modules = [], []    # the modules stay alive: a function outlives its module only as a dangling handle
+    groups, modules = [], []
     for gid, sub in df.groupby("group_id"):
         modules.append(parse_module(sub["ir"].iloc[0], gid))
         func = modules[-1].body.operations[0].operation
         groups.append((sub["program_id"].iloc[0], func, analyze_kernel(kernel_members(func))))
+    return gids, df, groups, modules
+
+
+def run(v2: Path, v1: Path, top: int, jobs: int, command: str, group_model: str = "") -> str:
+    gids, df, groups, _modules = held_out_kernels(v2, v1)
     policy, recall_cut = (score_at(cut, groups, top, jobs, group_model) for cut in ("f1", "recall"))
     lines = [
         "# Group heads on the learned policy's decision configs (dataset v2 test programs)",
