@@ -98,11 +98,11 @@ def run(jobs: int) -> dict:
 
     bx, by, bprog = decision_rows(jobs)
     table = load_group_table([REPO / "data/sm90_v2", REPO / "data/sm90_v1"])
-    X, y, regs = table.X.reset_index(drop=True), table.spills, table.regs
+    X, y = table.X.reset_index(drop=True), table.spills
     tr = grouped_split(table.groups, 0.25, 0).train
     params = bundle_params(json.loads((REPO / "costfuse/models/groups/metadata.json").read_text()))
     columns = list(X.columns)
-    base, _ = _heads(X, y, regs, tr, params)
+    base, _ = _heads(X, y, None, tr, params)
     p_base = base.score(pd.DataFrame(bx, columns=columns))
     rows = []
     for seed in SEEDS:
@@ -115,7 +115,7 @@ def run(jobs: int) -> dict:
                 added = pd.DataFrame(np.repeat(bx[train_part], w, axis=0), columns=columns)
                 Xa = pd.concat([X[tr], added], ignore_index=True)
                 ya = np.concatenate([y[tr], np.repeat(by[train_part], w)])
-                spill, _ = _heads(Xa, ya, np.zeros(len(ya)), np.ones(len(ya), bool), params)
+                spill, _ = _heads(Xa, ya, None, np.ones(len(ya), bool), params)
                 p = spill.score(pd.DataFrame(bx[test], columns=columns))
                 row[w] = (roc_auc_score(by[test], p), recall_at_precision(p, by[test]))
             rows.append(row)

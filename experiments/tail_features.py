@@ -77,11 +77,13 @@ def register_spread(X, regs: np.ndarray, spills: np.ndarray) -> tuple[float, int
 
 
 def _heads(train_X, y, regs, tr, params):
+    """The spill head and the register head refit on the rows ``tr`` of ``train_X``; ``regs`` None: the spill
+    head only (the register head is then None)."""
     from costfuse.train.fit import GROUP_HEADS, XGBHead
 
     spill = XGBHead(GROUP_HEADS["spill"], params)
     spill.model = spill._new().fit(train_X[tr], y[tr].astype(int))   # the AUC reads no cut: no out-of-fold fits
-    reg = XGBHead(GROUP_HEADS["regs"], params).fit(train_X[tr], regs[tr])
+    reg = None if regs is None else XGBHead(GROUP_HEADS["regs"], params).fit(train_X[tr], regs[tr])
     return spill, reg
 
 
