@@ -44,8 +44,9 @@ FIELD_HELP = {
     "group_model": "group heads' bundle folder (group feature schema v2 to v5) or models:/NAME@ALIAS, which decide "
                    "kernel groups and their configs",
     "allow_arch_mismatch": "use a model trained on another arch's labels instead of refusing it",
-    "spill_cut": "group heads' P(spill) cut: f1 = the F1-best one, recall = the one that kept 95%% of "
-                 "the training programs' spilling kernels (fewer spilling picks, less persistence)",
+    "spill_cut": "group heads' P(spill) cut, each read out of fold on the training programs: f1 = the F1-best "
+                 "one, recall = the one that kept 95%% of the spilling kernels (fewer spilling picks, less "
+                 "persistence), precision = the lowest whose precision is still 0.8 (bundles that record it)",
     "spill_slowdown": "how many times slower a pick predicted spill-free runs if it spills after all: within the "
                       "fastest spill-free config's mode, pick the least time x (1 + (S-1) P(spill)); 1 = the "
                       "fastest (at a zero --spill-budget only)",

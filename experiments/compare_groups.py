@@ -53,6 +53,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_report import command_line, conditions  # noqa: E402
+from costfuse.cost_models.learned_groups import SPILL_CUTS  # noqa: E402
 
 GROUP_POLICIES = ("always", "threshold", "analytical", "inductor", "xla", "xla-triton", "learned", "greedy")
 # What a report calls a group policy, where its short name would not say it: greedy priority formation
@@ -778,7 +779,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--policies", default="", help=f"comma-separated policies among {', '.join(SHORT)} (default: all)")
     ap.add_argument("--group-model", default="", help="group model folder for `learned` (default: the shipped "
                                                       "costfuse/models/groups; without one the column is skipped)")
-    ap.add_argument("--spill-cut", default="f1", choices=("f1", "recall"),
+    ap.add_argument("--spill-cut", default="f1", choices=SPILL_CUTS,
                     help="the learned policy's P(spill) cut (costfuse-opt --spill-cut; default %(default)s)")
     ap.add_argument("--arch", default="sm_90", help="compile target (default %(default)s)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel compiles (default %(default)s)")

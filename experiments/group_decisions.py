@@ -15,12 +15,14 @@ scored against ptxas: recall and precision on spilling configs, and how
 many picks spill.  The peers' picks on the same groups (from the dataset
 rows, ``config_source``) are counted beside it.
 
-The policy decides at the spill head's F1-best ``threshold`` by default
-(``--spill-cut f1``); the same figures at its ``decision_threshold``
-(``--spill-cut recall``: the cut that kept 95% of the training programs'
-spilling kernels out of fold, ``train/fit.py``) stand beside them, to show
-what the recall-first cut trades.  Both cuts were chosen on training
-programs only; nothing here is tuned on these test groups.
+The policy decides at each cut the spill head records (``train/fit.py``),
+the default first: ``--spill-cut f1``, the F1-best one; ``--spill-cut
+recall``, the cut that kept 95% of the training programs' spilling kernels
+out of fold; ``--spill-cut precision``, the lowest cut whose out-of-fold
+precision is still 0.8 (issue #29's floor).
+A bundle exported before a cut existed is scored at the cuts it has.  Every
+cut was chosen on training programs only; nothing here is tuned on these
+test groups.
 
     python experiments/group_decisions.py [--top 5] [--jobs 2]
 
@@ -144,7 +146,7 @@ def cut_tables(cuts: tuple, unit: str) -> list[str]:
 
 
 def score_at(cut: str, groups: list, top: int, jobs: int, group_model: str = "") -> Scored:
-    """Decide every group with the policy at spill cut ``cut`` (f1 or recall), compile its decision configs,
+    """Decide every group with the policy at spill cut ``cut`` (one of ``SPILL_CUTS``), compile its decision configs,
     score them; ``group_model``: the heads' bundle (default: the shipped one)."""
     from costfuse.data.compile import CompilePool, CompileTask, parse_arch
     from costfuse.data.lowering.kernel import lower_kernel
@@ -197,7 +199,12 @@ def held_out_kernels(v2: Path, v1: Path):
 
 def run(v2: Path, v1: Path, top: int, jobs: int, command: str, group_model: str = "") -> str:
     gids, df, groups, _modules = held_out_kernels(v2, v1)
-    policy, recall_cut = (score_at(cut, groups, top, jobs, group_model) for cut in ("f1", "recall"))
+    from costfuse.cost_models.learned_groups import SPILL_CUTS, load_group_heads, recorded_cuts
+
+    cuts = recorded_cuts(load_group_heads(group_model).metadata)
+    scored = [(f"{c} (default)" if c == SPILL_CUTS[0] else c, score_at(c, groups, top, jobs, group_model))
+              for c in cuts]
+    policy = scored[0][1]
     lines = [
         "# Group heads on the learned policy's decision configs (dataset v2 test programs)",
         "",
@@ -212,7 +219,7 @@ def run(v2: Path, v1: Path, top: int, jobs: int, command: str, group_model: str 
         "heads, range check, plus this script's rescoring)",
         "",
     ]
-    lines += cut_tables((("f1 (default)", policy), ("recall", recall_cut)), "program")
+    lines += cut_tables(scored, "program")
     lines += [
         "",
         "Peers' picks on the same groups (dataset rows whose `config_source` names the policy):",
@@ -225,9 +232,9 @@ def run(v2: Path, v1: Path, top: int, jobs: int, command: str, group_model: str 
         rows = ok_rows[ok_rows["config_source"].str.split(",").apply(lambda s: peer in s)]
         n, s = len(rows), int((rows["spill_store_bytes"] > 0).sum())
         lines.append(f"| {peer} | {n} | {s} | {s / max(1, n):.1%} |")
-    for name, sc in (("learned, f1 cut (this run)", policy), ("learned, recall cut (this run)", recall_cut)):
+    for cut, (_, sc) in zip(cuts, scored):
         picks = int(sc.picks.sum())
-        lines.append(f"| {name} | {picks} | {sc.spilling_picks()} | {sc.spilling_picks() / max(1, picks):.1%} |")
+        lines.append(f"| learned, {cut} cut (this run) | {picks} | {sc.spilling_picks()} | {sc.spilling_picks() / max(1, picks):.1%} |")
     return "\n".join(lines) + "\n"
 
 

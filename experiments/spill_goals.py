@@ -33,7 +33,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_report import add_report_arg, command_line, conditions, emit  # noqa: E402
-from compare_groups import Outcome, compile_all, make_model, outcome, run_groups, select_workloads  # noqa: E402
+from costfuse.cost_models.learned_groups import SPILL_CUTS  # noqa: E402
+from compare_groups import (Outcome, compile_all, learned_model, make_model, outcome, run_groups,  # noqa: E402
+                            select_workloads)
 
 POLICIES = ("always", "inductor", "xla", "learned", "learned --verify-picks")
 VERIFIED = "learned --verify-picks"
@@ -113,7 +115,7 @@ def probe_persistent(pool, arch: int, kernels, workload: str, k: int, max_row: i
 
 
 def study(paths: list[Path], jobs: int, timeout: float, probe: int, probe_max_row: int,
-          group_model: str = "costfuse/models/groups") -> Run:
+          group_model: str = "costfuse/models/groups", spill_cut: str = "f1") -> Run:
     from costfuse.data.compile import CompilePool
     from costfuse.data.pick_compiler import ptxas_check
     from costfuse.group_pass import GroupFusionPass, run_group_pipeline
@@ -125,7 +127,7 @@ def study(paths: list[Path], jobs: int, timeout: float, probe: int, probe_max_ro
     run = Run()
     t0 = time.perf_counter()
     with CompilePool(jobs, timeout) as pool:
-        learned = make_model("learned", pool, "sm_90", group_model)
+        learned = learned_model(group_model, "sm_90", spill_cut)
         for path in paths:
             text = path.read_text()
             print(f"== {path.name}", file=sys.stderr, flush=True)
@@ -264,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="longest row whose persistent configs are compiled (default 32768; longer ones take minutes)")
     ap.add_argument("--group-model", default="costfuse/models/groups",
                     help="group heads' bundle `learned` decides with (default: the shipped %(default)s)")
+    ap.add_argument("--spill-cut", default="f1", choices=SPILL_CUTS,
+                    help="the learned policy's P(spill) cut (costfuse-opt --spill-cut; default %(default)s)")
     add_report_arg(ap, "spill_goals")
     args = ap.parse_args(argv)
     paths = select_workloads(Path(args.workloads), args.only)
@@ -271,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spill_goals.py: no workloads in {args.workloads} match {args.only!r}", file=sys.stderr)
         return 1
     cond = conditions()
-    run = study(paths, args.jobs, args.timeout, args.probe, args.probe_max_row, args.group_model)
+    run = study(paths, args.jobs, args.timeout, args.probe, args.probe_max_row, args.group_model, args.spill_cut)
     emit(report(run, command_line("spill_goals.py", argv), cond), args.report)
     return 0
 

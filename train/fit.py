@@ -17,9 +17,11 @@ The classifier's thresholds are chosen on out-of-fold predictions over the
 *training* programs (grouped K-fold), never on the test set, then the final
 model is fit on all training rows: ``threshold`` maximises F1 (the head's
 figures in reports), ``decision_threshold`` is the highest cut that keeps
-:data:`DECISION_RECALL` of the spilling kernels (the learned group policy's
-cut: a missed spill costs spill traffic in the kernel it picks, a false alarm
-only a slightly slower config; docs/design.md §10).
+:data:`DECISION_RECALL` of the spilling kernels (a missed spill costs spill
+traffic in the kernel it picks, a false alarm only a slightly slower config;
+docs/design.md §10), and ``precision_threshold`` the lowest cut whose
+precision is still :data:`DECISION_PRECISION` (issue #29's recall goal under
+its precision floor: the learned group policy's default cut, docs/training.md).
 """
 
 from __future__ import annotations
@@ -33,11 +35,12 @@ import pandas as pd
 import xgboost as xgb
 
 from costfuse.cost_models.bundle import GROUP_HEADS, HEADS, TRANSFORMS, HeadSpec  # the bundle format's home
-from costfuse.train.metrics import best_f1_threshold, recall_threshold
+from costfuse.train.metrics import best_f1_threshold, precision_threshold, recall_threshold
 from costfuse.train.splits import group_folds
 
 TARGETS = ("spills", "regs", "latency")
 DECISION_RECALL = 0.95   # issue #13: spill recall on the configs the learned policy weighs
+DECISION_PRECISION = 0.8   # issue #29: the precision floor on the configs the learned policy weighs
 
 
 def heads_for(target: str, heads: dict[str, HeadSpec] = HEADS) -> list[HeadSpec]:
@@ -80,6 +83,7 @@ class XGBHead:
     params: XGBParams = field(default_factory=XGBParams)
     threshold: float = 0.5
     decision_threshold: float = 0.5
+    precision_threshold: float = 0.5
     model: xgb.XGBModel | None = None
 
     kinds: ClassVar = {"classifier": xgb.XGBClassifier, "regressor": xgb.XGBRegressor}
@@ -98,7 +102,8 @@ class XGBHead:
         y = np.asarray(y)
         if self.spec.kind == "classifier":
             y = y.astype(int)
-            self.threshold, self.decision_threshold = oof_thresholds(self._new, X, y, groups)
+            self.threshold, self.decision_threshold, self.precision_threshold = oof_thresholds(
+                self._new, X, y, groups)
         else:
             y = TRANSFORMS[self.spec.transform][0](y.astype(float))
             if self.spec.scale:
@@ -161,10 +166,14 @@ def oof_threshold(new_model: Callable[[], object], X: pd.DataFrame, y: np.ndarra
 
 
 def oof_thresholds(new_model: Callable[[], object], X: pd.DataFrame, y: np.ndarray,
-                   groups: np.ndarray | None, n_splits: int = 3) -> tuple[float, float]:
-    """(F1-best cut, cut at :data:`DECISION_RECALL`) on one set of out-of-fold predictions (0.5, 0.5 without)."""
+                   groups: np.ndarray | None, n_splits: int = 3) -> tuple[float, float, float]:
+    """(F1-best cut, cut at :data:`DECISION_RECALL`, cut at :data:`DECISION_PRECISION`) on one set of
+    out-of-fold predictions (0.5 each without)."""
     got = oof_scores(new_model, X, y, groups, n_splits)
-    return (best_f1_threshold(*got), recall_threshold(*got, DECISION_RECALL)) if got else (0.5, 0.5)
+    if not got:
+        return 0.5, 0.5, 0.5
+    return (best_f1_threshold(*got), recall_threshold(*got, DECISION_RECALL),
+            precision_threshold(*got, DECISION_PRECISION))
 
 
 def labels(table, spec: HeadSpec) -> np.ndarray:

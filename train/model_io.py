@@ -157,7 +157,9 @@ def metadata_from(result, command: str) -> dict:
         "params": vars(result.params),
         "heads": {
             name: {"kind": r.spec.kind, "transform": r.spec.transform, "threshold": float(r.head.threshold),
-                   **({"decision_threshold": float(r.head.decision_threshold)} if r.spec.kind == "classifier" else {}),
+                   **({"decision_threshold": float(r.head.decision_threshold),
+                       "precision_threshold": float(r.head.precision_threshold)} if r.spec.kind == "classifier"
+                      else {}),
                    **({"scale": r.spec.scale} if r.spec.scale else {}),
                    **({"objective": r.spec.objective} if r.spec.objective else {}),
                    "registered_name": r.spec.registered_name,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from costfuse.train.fit import DECISION_RECALL
+from costfuse.train.fit import DECISION_PRECISION, DECISION_RECALL
 from costfuse.train.pipeline import TrainResult
 
 
@@ -29,7 +29,9 @@ def render(result: TrainResult) -> str:
     if "spill" in result.heads:
         h = result.heads["spill"]
         lines.append(_cls_row("xgboost", h.test.metrics, h.holdout, f"threshold {h.head.threshold:.3f} (decision cut "
-                                f"{h.head.decision_threshold:.3f}: out-of-fold recall {DECISION_RECALL:.2f})"))
+                                f"{h.head.decision_threshold:.3f}: out-of-fold recall {DECISION_RECALL:.2f}; "
+                                f"precision cut {h.head.precision_threshold:.3f}: out-of-fold precision "
+                                f"{DECISION_PRECISION:.2f})"))
     for b in result.baselines:
         lines.append(_cls_row(b.name, b.test.metrics, b.holdout, b.description))
     regs = [(n, r) for n, r in result.heads.items() if r.spec.kind == "regressor"]

@@ -6,7 +6,8 @@ A bundle is a folder::
                        training, target arch with the triton and ptxas versions of its labels,
                        dataset hash, metrics, the training command, and per head its
                        kind / transform / threshold / file (a classifier may add a
-                       decision_threshold: the cut the learned group policy decides at)
+                       decision_threshold and a precision_threshold: cuts the learned
+                       group policy may decide at, costfuse.cost_models.learned_groups)
     spill.json         one XGBoost JSON model per head (spill, spill_bytes, regs, latency)
     ...
 
@@ -162,8 +163,9 @@ def check_schema(metadata: Any, where: str, schema: int | None = FEATURE_SCHEMA_
                 or not isinstance(head.get("file"), str) or not isinstance(head.get("threshold"), (int, float)):
             raise BundleError(f"{where}: head {name!r} needs a kind ({', '.join(KINDS)}), a transform "
                               f"({', '.join(TRANSFORMS)}), a threshold and a file")
-        if not isinstance(head.get("decision_threshold", 0.0), (int, float)):
-            raise BundleError(f"{where}: head {name!r} has a decision_threshold that is not a number")
+        for cut in ("decision_threshold", "precision_threshold"):
+            if not isinstance(head.get(cut, 0.0), (int, float)):
+                raise BundleError(f"{where}: head {name!r} has a {cut} that is not a number")
         if head.get("scale", "") and head["scale"] not in columns:
             raise BundleError(f"{where}: head {name!r} is scaled by {head['scale']!r}, not a feature column")
 

@@ -8,13 +8,16 @@ For a candidate group (a :class:`costfuse.kernel.KernelShape`), :meth:`LearnedGr
    ``costfuse-train --data data/sm90_v2 --data data/sm90_v1``);
 3. keeps the configs predicted spill-free (predicted spill bytes per thread
    within ``spill_budget``) whose features lie inside the training range;
-   "spill-free" is P(spill) below the spill head's cut: its F1-best
-   ``threshold`` (``spill_cut="f1"``, the default), or ``decision_threshold``
-   (``"recall"``), the cut that kept 95% of the training programs' spilling
-   kernels out of fold (``train/fit.py``).  The recall cut lets fewer picks
-   spill but gives up persistence on long rows that ptxas keeps spill-free
-   (``experiments/results/group_decisions.md`` and
-   ``experiments/results/groups_recall_cut.md`` measure both);
+   "spill-free" is P(spill) below the spill head's cut (:data:`SPILL_CUTS`),
+   each read out of fold on the training programs (``train/fit.py``): its
+   F1-best ``threshold`` (``spill_cut="f1"``, the default);
+   ``decision_threshold`` (``"recall"``), the cut that kept 95% of the
+   spilling kernels; or ``precision_threshold`` (``"precision"``), the
+   lowest cut whose precision is still 0.8 (issue #29's floor; bundles
+   exported since 2026-12-08).  The lower cuts let fewer picks spill but give
+   up persistence on long rows that ptxas keeps spill-free
+   (``experiments/results/group_decisions.md``,
+   ``experiments/results/groups_recall_cut.md``, docs/training.md);
 4. takes the fastest of those by the analytical time (``cost_models/group_time.py``),
    its spill traffic being the *predicted* one, to fix the mode (persistent,
    looped or pointwise); within that mode, the config predicted spill-free of
@@ -59,8 +62,16 @@ from costfuse.policy import GroupPolicy, microseconds
 from costfuse.targets import get_target
 
 SHIPPED_GROUP_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "groups"
-SPILL_CUTS = ("f1", "recall")   # the spill head's threshold / decision_threshold (train/fit.py)
+SPILL_CUTS = ("f1", "recall", "precision")   # the default first
+CUT_KEYS = {"precision": "precision_threshold", "f1": "threshold", "recall": "decision_threshold"}
+"""Where the spill head records each cut (``train/fit.py``): its metadata key."""
 BATCH = 8           # configs in the first prediction call: most picks lie among the first few
+
+
+def recorded_cuts(metadata: dict) -> list[str]:
+    """The cuts of :data:`SPILL_CUTS` a bundle's spill head records (its ``metadata``), in that order."""
+    spill = metadata["heads"]["spill"]
+    return [c for c in SPILL_CUTS if CUT_KEYS[c] in spill]
 
 
 def check_spill_cut(cut: str) -> None:
@@ -119,7 +130,7 @@ class GroupHeads:
     (``threshold``), and the decisions and fallbacks made."""
 
     bundle: Bundle
-    spill_cut: str = "f1"
+    spill_cut: str = SPILL_CUTS[0]
     decisions: int = 0
     fallbacks: int = 0
     _columns: list = field(init=False, repr=False)
@@ -139,10 +150,10 @@ class GroupHeads:
         """The P(spill) threshold of the spill head's cut ``cut`` (:data:`SPILL_CUTS`)."""
         check_spill_cut(cut)
         spill = self.bundle.metadata["heads"]["spill"]
-        if cut == "recall" and "decision_threshold" not in spill:
-            raise ValueError("--spill-cut recall: the group model's spill head records no decision_threshold "
-                             "(re-export it with costfuse-train)")
-        return float(spill["decision_threshold" if cut == "recall" else "threshold"])
+        if CUT_KEYS[cut] not in spill:
+            raise ValueError(f"--spill-cut {cut}: the group model's spill head records no {CUT_KEYS[cut]} "
+                             f"(re-export it with costfuse-train, or choose another --spill-cut)")
+        return float(spill[CUT_KEYS[cut]])
 
     def predict(self, X: np.ndarray, spill_bytes: bool = True) -> dict[str, np.ndarray]:
         """``p_spill``, ``spills`` and ``spill_bytes`` (per thread, 0 where not spilling) per row of ``X``;
@@ -201,7 +212,7 @@ class LearnedGroups(LoadsOnFirstUse, GroupPolicy):
     arch: str = "sm_90"
     margin: float = 0.0
     spill_budget: float = 0.0
-    spill_cut: str = "f1"
+    spill_cut: str = SPILL_CUTS[0]
     spill_slowdown: float = SPILL_SLOWDOWN
     allow_arch_mismatch: bool = False
     fallback: GroupPolicy | None = field(default=None, metadata=NOT_AN_OPTION)

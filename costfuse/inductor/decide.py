@@ -144,6 +144,7 @@ class Decider:
         bundle = load_group_heads(source)
         require_arch(bundle.metadata, self.arch, False, f"group model {source}")
         self.heads = GroupHeads(bundle, self.spill_cut)
+        self.heads.cut_threshold(self.prune_cut)   # a cut the bundle does not record: refused here, not mid-compile
 
     @cached_property
     def bundle_digest(self) -> str:

@@ -118,22 +118,39 @@ def test_recall_threshold_is_the_highest_cut_that_keeps_the_asked_share_of_posit
     assert recall_threshold(np.zeros(3, bool), np.array([0.1, 0.2, 0.3]), 0.95) == 0.5
 
 
+def test_precision_threshold_is_the_lowest_cut_that_keeps_the_asked_precision():
+    from costfuse.train.metrics import precision_threshold
+
+    y = np.array([1, 1, 0, 1, 0, 1, 0, 0], bool)
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
+    # precision at each cut, best first: 1, 1, 2/3, 3/4, 3/5, 4/6, 4/7, 4/8
+    assert precision_threshold(y, s, 0.75) == 0.6
+    assert precision_threshold(y, s, 0.6) == 0.4
+    assert precision_threshold(y, s, 0.5) == 0.2
+    tied = np.array([0.9, 0.5, 0.5, 0.5, 0.1, 0.1, 0.1, 0.1])   # no cut inside a run of equal scores
+    assert precision_threshold(y, tied, 0.7) == 0.5   # 3 of 4 at or above 0.5
+    assert precision_threshold(y, tied, 0.99) == 0.9
+    assert precision_threshold(~y & False, s, 0.8) == 0.5
+    assert precision_threshold(np.array([0, 0, 1], bool), np.array([0.9, 0.8, 0.1]), 0.9) == 0.1   # the best it can
+
+
 def test_the_decision_cut_keeps_the_decision_recall_out_of_fold():
     """The learned group policy decides at ``decision_threshold``: on the same out-of-fold scores it keeps at
     least DECISION_RECALL of the positives, and it is no higher than the F1-best cut on these overlapping scores."""
     import pandas as pd
     from sklearn.linear_model import LogisticRegression
 
-    from costfuse.train.fit import DECISION_RECALL, oof_scores, oof_thresholds
+    from costfuse.train.fit import DECISION_PRECISION, DECISION_RECALL, oof_scores, oof_thresholds
     rng = np.random.default_rng(0)
     x = rng.normal(size=400)
     y = (x + rng.normal(scale=1.0, size=400)) > 0.5
     X, groups = pd.DataFrame({"x": x}), np.repeat(np.arange(40), 10)
-    f1_cut, cut = oof_thresholds(LogisticRegression, X, y, groups)
+    f1_cut, cut, precision_cut = oof_thresholds(LogisticRegression, X, y, groups)
     yy, oof = oof_scores(LogisticRegression, X, y, groups)
     assert (oof[yy] >= cut).mean() >= DECISION_RECALL
     assert (oof[yy] >= f1_cut).mean() < DECISION_RECALL and cut < f1_cut
-    assert oof_thresholds(LogisticRegression, X, np.zeros(400, bool), groups) == (0.5, 0.5)
+    assert yy[oof >= precision_cut].mean() >= DECISION_PRECISION > yy[oof >= cut].mean()
+    assert oof_thresholds(LogisticRegression, X, np.zeros(400, bool), groups) == (0.5, 0.5, 0.5)
 
 
 def test_threshold_baseline_picks_the_separating_limits():

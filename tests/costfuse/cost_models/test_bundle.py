@@ -518,11 +518,12 @@ def test_check_schema_wants_each_head_complete(v1_metadata, spec):
         "m: head 'spill' needs a kind (classifier, regressor), a transform (none, log1p, log), a threshold and a file")
 
 
-def test_check_schema_wants_a_decision_threshold_to_be_a_number(v1_metadata):
+@pytest.mark.parametrize("cut", ["decision_threshold", "precision_threshold"])
+def test_check_schema_wants_each_recorded_cut_to_be_a_number(v1_metadata, cut):
     spill = v1_metadata["heads"]["spill"]
-    check_schema({**v1_metadata, "heads": {"spill": {**spill, "decision_threshold": 0.1}}}, "m", 1)
-    assert _schema_error({**v1_metadata, "heads": {"spill": {**spill, "decision_threshold": "high"}}}) == (
-        "m: head 'spill' has a decision_threshold that is not a number")
+    check_schema({**v1_metadata, "heads": {"spill": {**spill, cut: 0.1}}}, "m", 1)
+    assert _schema_error({**v1_metadata, "heads": {"spill": {**spill, cut: "high"}}}) == (
+        f"m: head 'spill' has a {cut} that is not a number")
 
 
 def test_load_bundle_names_the_file_or_folder_at_fault(bundle_dir, tmp_path):

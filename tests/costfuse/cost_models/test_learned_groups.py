@@ -77,20 +77,23 @@ def test_heads_that_always_predict_a_spill_fall_back_to_analytical(bundle, train
 def test_the_spill_cut_picks_which_recorded_threshold_the_policy_decides_at(bundle, trained_group, tmp_path):
     meta = json.loads((bundle / "metadata.json").read_text())
     spill = meta["heads"]["spill"]
-    assert 0.0 <= spill["decision_threshold"] <= 1.0 and 0.0 <= spill["threshold"] <= 1.0
+    assert all(0.0 <= spill[k] <= 1.0 for k in ("decision_threshold", "threshold", "precision_threshold"))
     cut = tmp_path / "cuts"
     shutil.copytree(bundle, cut)
-    meta["heads"]["spill"].update(decision_threshold=1.5, threshold=0.0)   # recall: never spills; f1: always
+    # recall and precision: never spills; f1 (the default): always
+    meta["heads"]["spill"].update(decision_threshold=1.5, precision_threshold=1.5, threshold=0.0)
     (cut / "metadata.json").write_text(json.dumps(meta))
     _, shape = trained_group
-    assert LearnedGroups(group_model=str(cut), spill_cut="recall").best_config(shape).reason.startswith(
-        "learned: ")
+    for spill_cut in ("recall", "precision"):
+        assert LearnedGroups(group_model=str(cut), spill_cut=spill_cut).best_config(shape).reason.startswith(
+            "learned: ")
     assert LearnedGroups(group_model=str(cut)).best_config(shape).reason.startswith(FALLBACK)
-    del meta["heads"]["spill"]["decision_threshold"]      # an older bundle
-    (cut / "metadata.json").write_text(json.dumps(meta))
-    with pytest.raises(ValueError, match="records no decision_threshold"):
-        LearnedGroups(group_model=str(cut), spill_cut="recall").best_config(shape)
-    with pytest.raises(ValueError, match="--spill-cut must be one of f1, recall, got 'max'"):
+    for key, spill_cut in (("decision_threshold", "recall"), ("precision_threshold", "precision")):
+        del meta["heads"]["spill"][key]      # an older bundle
+        (cut / "metadata.json").write_text(json.dumps(meta))
+        with pytest.raises(ValueError, match=f"records no {key}"):
+            LearnedGroups(group_model=str(cut), spill_cut=spill_cut).best_config(shape)
+    with pytest.raises(ValueError, match="--spill-cut must be one of f1, recall, precision, got 'max'"):
         LearnedGroups(group_model=str(bundle), spill_cut="max").best_config(shape)
 
 

@@ -305,10 +305,10 @@ class _Head:
         return self.fn(np.asarray(X))
 
 
-def _heads(heads: dict, ranges: dict | None = None, recall: bool = True) -> GroupHeads:
-    spill = {"threshold": 0.5, **({"decision_threshold": 0.25} if recall else {})}
+def _heads(heads: dict, ranges: dict | None = None, recall: bool = True, cut: str = "f1") -> GroupHeads:
+    spill = {"threshold": 0.5, **({"decision_threshold": 0.25, "precision_threshold": 0.375} if recall else {})}
     bundle = SimpleNamespace(metadata={"feature_ranges": ranges or {}, "heads": {"spill": spill}}, heads=heads)
-    return GroupHeads(bundle)
+    return GroupHeads(bundle, cut)
 
 
 def test_a_p_spill_at_the_cut_spills_and_its_bytes_are_at_least_one():
@@ -333,12 +333,24 @@ def test_the_register_head_predicts_rows_and_one_row_and_its_absence_is_nan():
     assert out.shape == (3,) and np.isnan(out).all()
 
 
-def test_the_recall_cut_needs_a_recorded_decision_threshold():
-    assert _heads({}).cut_threshold("recall") == 0.25 and _heads({}).cut_threshold("f1") == 0.5
+def test_each_cut_reads_its_own_threshold_and_the_default_is_the_f1_cut():
+    heads = _heads({})
+    assert [heads.cut_threshold(c) for c in ("recall", "f1", "precision")] == [0.25, 0.5, 0.375]
+    assert GroupHeads(heads.bundle).threshold == 0.5
+
+
+def test_recorded_cuts_are_those_the_spill_head_has_the_default_first():
+    assert lg.recorded_cuts(_heads({}).bundle.metadata) == ["f1", "recall", "precision"]
+    assert lg.recorded_cuts(_heads({}, recall=False).bundle.metadata) == ["f1"]
+    assert lg.recorded_cuts(lg.load_group_heads("").metadata) == ["f1", "recall"]   # the shipped heads predate precision
+
+
+@pytest.mark.parametrize("cut, key", [("recall", "decision_threshold"), ("precision", "precision_threshold")])
+def test_a_cut_the_bundle_does_not_record_is_refused_naming_it(cut, key):
     with pytest.raises(ValueError) as err:
-        _heads({}, recall=False).cut_threshold("recall")
-    assert str(err.value) == ("--spill-cut recall: the group model's spill head records no decision_threshold "
-                              "(re-export it with costfuse-train)")
+        _heads({}, recall=False).cut_threshold(cut)
+    assert str(err.value) == (f"--spill-cut {cut}: the group model's spill head records no {key} "
+                              "(re-export it with costfuse-train, or choose another --spill-cut)")
 
 
 def test_a_groups_own_columns_outside_the_range_name_the_first_and_missing_ones_are_not_compared():

@@ -259,7 +259,9 @@ def test_install_hands_the_prune_cut_to_the_handler_and_refuses_an_unknown_one()
     assert CostFuseChoices("prune").decider.prune_cut == "f1"
     with pytest.raises(ValueError) as err:
         CostFuseChoices("prune", prune_cut="auc")
-    assert str(err.value) == "costfuse.inductor: prune_cut must be one of f1, recall, got 'auc'"
+    assert str(err.value) == "costfuse.inductor: prune_cut must be one of f1, recall, precision, got 'auc'"
+    with pytest.raises(ValueError, match="records no precision_threshold"):   # the shipped heads predate that cut
+        CostFuseChoices("prune", prune_cut="precision")
 
 
 def test_install_refuses_a_torch_without_the_hooks(monkeypatch):
