@@ -290,6 +290,7 @@ def _labels(res) -> dict:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from costfuse.cost_models.learned_groups import SPILL_CUTS
     from costfuse.torch_import import DTYPES, parse_input
 
     p = ArgumentParser(prog="costfuse inductor-report",
@@ -302,10 +303,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="one per input, e.g. 4096x8192; an input with its own dtype adds it, e.g. 2048:i64")
     p.add_argument("--dtype", choices=DTYPES, default="f32", help="dtype of the block and its inputs")
     p.add_argument("--mode", choices=MODES, default="pin", help="the handler's mode")
-    p.add_argument("--spill-cut", choices=("f1", "recall"), default=None,
+    p.add_argument("--group-model", default="", metavar="DIR",
+                   help="the handler's heads (a costfuse-train --export bundle; default: the shipped "
+                        "costfuse/models/inductor)")
+    p.add_argument("--spill-cut", choices=SPILL_CUTS, default=None,
                    help="the spill head's cut (default recall, the handler's): f1 = its F1-best P(spill), recall = the one that kept 95%% of the "
-                        "training programs' spilling kernels out (fewer spilling picks, less persistence)")
-    p.add_argument("--prune-cut", choices=("f1", "recall"), default=None,
+                        "training programs' spilling kernels out (fewer spilling picks, less persistence), precision = "
+                        "the lowest whose precision is still 0.8 (bundles that record it)")
+    p.add_argument("--prune-cut", choices=SPILL_CUTS, default=None,
                    help="the cut mode prune drops Inductor's candidates at, and the 'CostFuse predicts spill' verdicts "
                         "read (default f1): recall drops more of the spilling candidates and more of the spill-free ones")
     p.add_argument("--max-autotune", action="store_true",
@@ -370,7 +375,7 @@ def cli(argv=None) -> int:
             module = build_module(load_factory(args.target), 0, args.dtype)
         options = MAX_AUTOTUNE if args.max_autotune else None
         report = report_block(module, _inputs(args.shape, args.dtype), args.mode, options, args.jobs, args.timeout,
-                              spill_cut=args.spill_cut, prune_cut=args.prune_cut)
+                              group_model=args.group_model, spill_cut=args.spill_cut, prune_cut=args.prune_cut)
         if args.json:
             for r in report.kernels:
                 print(json.dumps(r.to_json()))

@@ -164,3 +164,33 @@ def test_the_candidates_verdicts_are_read_at_the_prune_cut(monkeypatch, capsys, 
                         predict(self, kernel, launches, c))
     assert main(["inductor-report", "experiments/workloads/blocks.py:Softmax", "--shape", "64x1024", *flag]) == 0
     assert cuts == [cut] and "(CostFuse predicts " in capsys.readouterr().out
+
+
+def test_another_bundle_decides_at_the_cut_it_records(monkeypatch, capsys, tmp_path):
+    """``--group-model``: a retrained bundle of the handler's heads, here the shipped one recording a precision
+    cut as bundles exported since then do; the shipped one itself refuses that cut in one line."""
+    import shutil
+
+    from costfuse.cli import main
+    from costfuse.inductor.decide import SHIPPED_INDUCTOR_MODEL_DIR, Decider
+
+    bundle = tmp_path / "heads"
+    shutil.copytree(SHIPPED_INDUCTOR_MODEL_DIR, bundle)
+    meta = json.loads((bundle / "metadata.json").read_text())
+    meta["heads"]["spill"]["precision_threshold"] = 0.3
+    (bundle / "metadata.json").write_text(json.dumps(meta))
+    cuts = []
+    predict = Decider.predict
+    monkeypatch.setattr(Decider, "predict", lambda self, kernel, launches, c=None: cuts.append(
+        (c, self.heads.cut_threshold(c))) or predict(self, kernel, launches, c))
+    args = ["inductor-report", "experiments/workloads/blocks.py:Softmax", "--shape", "64x1024", "--prune-cut",
+            "precision"]
+    assert main([*args, "--group-model", str(bundle)]) == 0
+    assert cuts == [("precision", 0.3)]
+    capsys.readouterr()
+    assert main(args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "records no precision_threshold" in err[0]
+    assert main([*args, "--group-model", str(tmp_path / "none")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(tmp_path / "none") in err[0]
