@@ -21,7 +21,8 @@ figures in reports), ``decision_threshold`` is the highest cut that keeps
 traffic in the kernel it picks, a false alarm only a slightly slower config;
 docs/design.md §10), and ``precision_threshold`` the lowest cut whose
 precision is still :data:`DECISION_PRECISION` (issue #29's recall goal under
-its precision floor: the learned group policy's default cut, docs/training.md).
+its precision floor; the learned group policy's ``--spill-cut precision``,
+docs/training.md).
 """
 
 from __future__ import annotations
