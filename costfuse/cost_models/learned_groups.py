@@ -62,9 +62,9 @@ from costfuse.policy import GroupPolicy, microseconds
 from costfuse.targets import get_target
 
 SHIPPED_GROUP_MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "groups"
-SPILL_CUTS = ("f1", "recall", "precision")   # the default first
 CUT_KEYS = {"f1": "threshold", "recall": "decision_threshold", "precision": "precision_threshold"}
 """Where the spill head records each cut (``train/fit.py``): its metadata key."""
+SPILL_CUTS = tuple(CUT_KEYS)   # the cuts by name, the default first
 BATCH = 8           # configs in the first prediction call: most picks lie among the first few
 
 
