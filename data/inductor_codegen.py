@@ -165,13 +165,14 @@ def inductor_code(fn, inputs, choices=None, options: dict | None = None) -> str:
     from torch._inductor.virtualized import V
 
     from costfuse.data.inductor_device import fake_sm90
-    from costfuse.inductor.compat import source_hook   # a handler filing kernel sources sees them on any torch
+    from costfuse.inductor.compat import source_hook, x_dim_kept   # the handler's guards for this torch
 
     with fake_sm90():
         gm, args, mode = trace(fn, inputs)
         handler = V.set_choices_handler(choices) if choices is not None else contextlib.nullcontext()
         sources = source_hook(choices) if hasattr(choices, "file_source") else contextlib.nullcontext()
-        with handler, sources, V.set_fake_mode(mode), config.patch(compile_threads=1, **(options or {})), DebugContext():
+        x_dim = x_dim_kept() if choices is not None else contextlib.nullcontext()
+        with handler, sources, x_dim, V.set_fake_mode(mode), config.patch(compile_threads=1, **(options or {})), DebugContext():
             graph = GraphLowering(gm, example_inputs=args)
             with V.set_graph_handler(graph):
                 graph.run(*args)

@@ -62,6 +62,7 @@ def _patches():
     """``(object, attribute, value)`` of every patch: the CUDA answers of torch and of Dynamo."""
     import torch
     from torch._dynamo import device_interface as di
+    from torch._subclasses import fake_tensor
 
     cuda = di.CudaInterface
     always = staticmethod(lambda *a, **k: True)
@@ -79,6 +80,8 @@ def _patches():
         (torch.cuda, "current_device", lambda: 0),
         (torch.cuda, "device_count", lambda: 1),
         (torch.cuda, "is_available", lambda: True),
+        # torch 2.11 makes a real CUDA tensor when a fake one is first made on an available device
+        (fake_tensor, "init_gpu_context", lambda device: None),
     ]
 
 

@@ -20,7 +20,8 @@ CITATION = re.compile(r"(?:\bDESIGN\b|docs/design\.md)(?:\s|#)+((?:§\d+(?:\s*,\
 def _sources():
     for pattern in SCANNED:
         for path in REPO.rglob(pattern):
-            if not SKIPPED_DIRS.intersection(path.relative_to(REPO).parts) and path != DESIGN:
+            parts = path.relative_to(REPO).parts
+            if not any(p in SKIPPED_DIRS or p.startswith(".venv") for p in parts) and path != DESIGN:
                 yield path
 
 

@@ -30,6 +30,11 @@ CITING = ("*.py", "*.md", "*.toml", "Makefile")
 SKIPPED = {".venv", ".git", "build", "mlruns", "node_modules", "results"}
 
 
+def _skipped(path: Path, repo: Path) -> bool:
+    """Whether ``path`` lies in a folder no check reads (any virtual environment, ``.venv-torch2.11.0`` too)."""
+    return any(p in SKIPPED or p.startswith(".venv") for p in path.relative_to(repo).parts)
+
+
 def _test_files(tests: Path) -> list[Path]:
     return sorted(tests.rglob("test_*.py"))
 
@@ -68,7 +73,7 @@ def _modules(repo: Path) -> dict[str, list[Path]]:
     out: dict[str, list[Path]] = {}
     for pkg in PACKAGES:
         for path in (repo / pkg).rglob("*"):
-            if "__pycache__" in path.parts or any(p in SKIPPED for p in path.relative_to(repo).parts):
+            if "__pycache__" in path.parts or _skipped(path, repo):
                 continue
             if path.suffix == ".py" or path.is_dir():
                 out.setdefault(path.stem, []).append(path.relative_to(repo))
@@ -104,7 +109,7 @@ def stale_citations(repo: Path) -> list[str]:
     found = []
     for pattern in CITING:
         for path in repo.rglob(pattern):
-            if SKIPPED.intersection(path.relative_to(repo).parts) or not path.is_file() or path == HERE:
+            if _skipped(path, repo) or not path.is_file() or path == HERE:
                 continue
             for cited in sorted(set(re.findall(r"\btests/[\w/]+\.py\b", path.read_text(errors="replace")))):
                 if not (repo / cited).is_file():

@@ -14,7 +14,18 @@ earlier one (docs/inductor.md, "Torch versions"):
   files the decision from ``TritonScheduling.define_kernel`` instead, which
   receives the same source on both.
 
-Both are told apart by what the installed torch has, not by its version
+A third is in Inductor's code generation, not the hook's signatures:
+
+* a persistent reduction pinned at ``XBLOCK=1`` (``fixed_config``) drops its
+  x dimension (``TritonKernel.want_no_x_dim``); torch 2.13's
+  ``TritonSymbols.get_block_shape`` then skips the row's range tree, 2.11's
+  indexes the shape with its missing dimension and raises, on every kernel
+  that computes with its row index (a causal mask's ``index_expr``).  Where
+  that is so, :func:`x_dim_kept` keeps the dimension, of size 1, as Inductor
+  does for its own configs (found by ``experiments/torch_compat.sh`` and
+  ``experiments/inductor_report.py`` on torch 2.11, docs/inductor.md).
+
+All are told apart by what the installed torch has, not by its version
 string, so a torch between the two works too.
 """
 
@@ -74,3 +85,32 @@ def source_hook(handler, needed: bool | None = None):
         yield
     finally:
         TritonScheduling.define_kernel = original
+
+
+def drops_x_dim_safely() -> bool:
+    """Whether this torch's block shapes skip a range tree with no tensor dimension (see the module
+    docstring); read from ``TritonSymbols.get_block_shape``'s source, and False where it cannot be read."""
+    from torch._inductor.codegen.triton import TritonSymbols
+
+    try:
+        return "tensor_dim is None" in inspect.getsource(TritonSymbols.get_block_shape)
+    except (OSError, TypeError):
+        return False
+
+
+@contextlib.contextmanager
+def x_dim_kept(needed: bool | None = None):
+    """Inside the block, a kernel pinned at ``XBLOCK=1`` keeps its x dimension where this torch would fail
+    without it (:func:`drops_x_dim_safely`).  ``needed``: force it on (True) or off (False)."""
+    needed = (not drops_x_dim_safely()) if needed is None else needed
+    if not needed:
+        yield
+        return
+    from torch._inductor.codegen.triton import TritonKernel
+
+    original = TritonKernel.__dict__["want_no_x_dim"]
+    TritonKernel.want_no_x_dim = lambda self: False
+    try:
+        yield
+    finally:
+        TritonKernel.want_no_x_dim = original

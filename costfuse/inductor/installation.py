@@ -72,18 +72,20 @@ class Installation:
         from torch._inductor import config
         from torch._inductor.virtualized import V
 
+        from costfuse.inductor.compat import source_hook, x_dim_kept   # where torch 2.11 differs
+
         self.handler = factory()
         self.factory = ChoicesFactory(*factory.options(), uuid=self.handler.uuid())
         self._saved = {"inductor_choices_class": config.inductor_choices_class}
         self._stack = contextlib.ExitStack()
         if factory.mode == "prune":
-            from costfuse.inductor.compat import source_hook
             from costfuse.inductor.prune import patched
 
             self._saved["compile_threads"] = config.compile_threads
             config.compile_threads = 1   # the kernels must load where they were decided (costfuse.inductor.prune)
             self._stack.enter_context(patched(self.handler.registry))
-            self._stack.enter_context(source_hook(self.handler))   # torch 2.11: costfuse.inductor.compat
+            self._stack.enter_context(source_hook(self.handler))
+        self._stack.enter_context(x_dim_kept())
         # The thread's handler first: restoring it must find Inductor's own, not one built by our factory.
         self._stack.enter_context(V.set_choices_handler(self.handler))
         config.inductor_choices_class = self.factory

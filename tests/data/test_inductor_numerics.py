@@ -34,7 +34,8 @@ def _inputs(specs, seed=0):
     return out
 
 
-def _check(module, specs, handler):
+def _check(module, specs, handler) -> str:
+    """Inductor's output module under ``handler``, once it has matched eager torch."""
     code = inductor_code(module, specs, choices=handler)
     assert any(k.heuristic == "fixed_config" for k in kernels_of(code)), "the handler pinned no kernel"
     xs = _inputs(specs)
@@ -46,6 +47,7 @@ def _check(module, specs, handler):
     for g, w in zip(got, want):
         tol = TOL[w.dtype]
         torch.testing.assert_close(g.float(), w.float(), rtol=tol, atol=tol)
+    return code
 
 
 RMSNORM_BWD = [((8, 512), torch.bfloat16), ((512,), torch.bfloat16), ((8, 512), torch.bfloat16)]
@@ -77,3 +79,22 @@ def test_forced_configs_compute_what_eager_computes(monkeypatch, launch):
     h = CostFuseChoices("pin")
     monkeypatch.setattr(h.decider, "pick", lambda kernel, mode=None: (Pick(launch, 0.0, "forced", lambda launch: 0.0), ""))
     _check(blocks.RMSNormBackward(), RMSNORM_BWD, h)
+
+
+@pytest.mark.parametrize("keep", [pytest.param(False, id="x dim dropped", marks=pytest.mark.slow),
+                                  pytest.param(True, id="x dim kept")])
+def test_a_causal_mask_pinned_at_one_row_per_program_computes_what_eager_computes(monkeypatch, keep):
+    """A kernel that computes with its row index (the mask's ``index_expr``) pinned persistent at ``XBLOCK=1``:
+    with the x dimension Inductor then drops (torch 2.13), and with the one ``compat.x_dim_kept`` keeps where
+    dropping it fails (torch 2.11; costfuse/inductor/compat.py)."""
+    from costfuse.inductor import compat
+
+    if keep:
+        monkeypatch.setattr(compat, "drops_x_dim_safely", lambda: False)
+    elif not compat.drops_x_dim_safely():
+        pytest.skip("this torch cannot drop the x dimension of a kernel that indexes its row")
+    h = CostFuseChoices("pin")
+    launch = KernelLaunch("persistent", 1, 64, 2)
+    monkeypatch.setattr(h.decider, "pick", lambda kernel, mode=None: (Pick(launch, 0.0, "forced", lambda launch: 0.0), ""))
+    code = _check(blocks.AttentionCausal(), [((1, 2, 64, 64), torch.float32)], h)
+    assert ("tl.arange(0, XBLOCK)" in code) == keep

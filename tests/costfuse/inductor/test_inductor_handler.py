@@ -244,9 +244,42 @@ def test_install_sets_inductors_factory_and_restores_it():
         assert isinstance(V.choices, CostFuseChoices) and V.choices is inst.handler
         factory = config.inductor_choices_class
         assert factory() is inst.handler and inst.handler.uuid() in pickle.dumps(factory).decode("latin-1")
-        portable = config.save_config_portable()
-        assert portable["inductor_choices_class"] == inst.handler.uuid()
     assert config.inductor_choices_class is before and not isinstance(V.choices, CostFuseChoices)
+
+
+def test_the_installed_handler_enters_inductors_graph_cache_key():
+    """torch 2.13 keys the FX graph cache on the handler's ``uuid()``, torch 2.11 on the pickled factory that
+    carries it (costfuse/inductor/installation.py): either way a graph compiled under one handler (here
+    ``pin``) is never reused under another (``prune``) or under Inductor's own choices, and the key is stable
+    while one is installed."""
+    import costfuse.inductor
+    from torch._inductor.codecache import compiled_fx_graph_hash
+
+    gm, x = torch.fx.symbolic_trace(torch.nn.Softmax(dim=-1)), torch.randn(4, 8)
+
+    def key():
+        return compiled_fx_graph_hash(gm, [x], {}, [])[0]
+
+    keys = {"inductor": key()}
+    for mode in ("pin", "prune"):
+        with costfuse.inductor.install(mode):
+            keys[mode] = key()
+            assert key() == keys[mode]
+    assert len(set(keys.values())) == 3 and key() == keys["inductor"]
+
+
+def test_install_keeps_the_x_dim_only_on_a_torch_that_needs_it_and_restores_inductors(monkeypatch):
+    import costfuse.inductor
+    from costfuse.inductor import compat
+    from torch._inductor.codegen.triton import TritonKernel
+
+    original = TritonKernel.__dict__["want_no_x_dim"]
+    with costfuse.inductor.install():
+        assert (TritonKernel.__dict__["want_no_x_dim"] is original) == compat.drops_x_dim_safely()
+    monkeypatch.setattr(compat, "drops_x_dim_safely", lambda: False)   # torch 2.11's block shapes
+    with costfuse.inductor.install("prune"):
+        assert TritonKernel.__dict__["want_no_x_dim"] is not original and not TritonKernel.want_no_x_dim(None)
+    assert TritonKernel.__dict__["want_no_x_dim"] is original
 
 
 def test_install_hands_the_prune_cut_to_the_handler_and_refuses_an_unknown_one():
