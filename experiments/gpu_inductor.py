@@ -20,6 +20,14 @@ faster than ``default`` on the long-row norm, softmax and cross-entropy blocks,
 never more than 2% slower on any block.  ``--budget-s`` stops before a block
 that would start later.
 
+A GPU session's device time is short, so a run resumes: rows already in
+``OUT/inductor_gpu.jsonl`` and in each ``--prior`` file (rows an earlier call or
+session returned, committed under ``data/gpu_rows/``) count, a block whose four
+variants were all measured on a GPU is skipped, and the report covers every
+measured block.  A block measured only in part is measured again, all four
+variants in one run, so its ratios never mix two runs.  Each row records its GPU,
+torch version and date.
+
 The GPU machine has no CostFuse install (docs/design.md §5): :func:`use_checkout`
 imports CostFuse from this checkout, mapping ``costfuse.data``,
 ``costfuse.featurize`` and ``costfuse.train`` to their folders as
@@ -114,7 +122,8 @@ def measure(w, name: str, dry_run: bool) -> dict:
     """One block under one variant: compile seconds, agreement with eager torch, median milliseconds."""
     import torch
 
-    row = {"block": w.name, "variant": name, "ms": None, "compile_s": None, "ok": None, "handler": None}
+    row = {"block": w.name, "variant": name, "ms": None, "compile_s": None, "ok": None, "handler": None,
+           **provenance(dry_run)}
     module, inputs = build(w, "meta" if dry_run else "cuda")
     torch._dynamo.reset()
     with variant(name) as (options, handler):
@@ -142,6 +151,32 @@ def measure(w, name: str, dry_run: bool) -> dict:
     return row
 
 
+def on_gpu(row: dict) -> bool:
+    """Whether ``row`` was measured on a GPU (a time, a disagreement with eager torch, or an error there)."""
+    return row.get("gpu", "none") != "none" and (row.get("ms") is not None or row.get("ok") is False or "error" in row)
+
+
+def measured_blocks(rows: list[dict]) -> dict[str, list[dict]]:
+    """Block -> its rows, for the blocks whose every variant was measured on a GPU (the last row of each
+    variant)."""
+    by: dict[str, dict[str, dict]] = {}
+    for r in rows:
+        if on_gpu(r):
+            by.setdefault(r["block"], {})[r["variant"]] = r
+    return {b: [vs[v] for v in VARIANTS] for b, vs in by.items() if set(vs) == set(VARIANTS)}
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The JSON lines of ``path`` (none if it does not exist; a torn last line, from a killed run, is skipped)."""
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        with contextlib.suppress(json.JSONDecodeError):
+            rows.append(json.loads(line))
+    return rows
+
+
 def markdown(rows: list[dict], command: str, dry_run: bool) -> str:
     """The goals and a table of every block's milliseconds per variant (``not measured`` when null)."""
     by = {}
@@ -151,8 +186,8 @@ def markdown(rows: list[dict], command: str, dry_run: bool) -> str:
            f"Command: `{command}`", "",
            "Run: " + ("dry run on a CPU: nothing was timed, every figure is not measured." if dry_run
                       else f"GPU {_gpu()}, torch {_torch()}."), "",
-           "| block | " + " | ".join(f"{v} ms" for v in VARIANTS) + " | pin / default | prune / default |",
-           "|---|" + "---|" * (len(VARIANTS) + 2)]
+           "| block | " + " | ".join(f"{v} ms" for v in VARIANTS) + " | pin / default | prune / default | measured |",
+           "|---|" + "---|" * (len(VARIANTS) + 3)]
     speed = {"pin": [], "prune": []}
     for block, vs in by.items():
         ms = {v: (vs.get(v) or {}).get("ms") for v in VARIANTS}
@@ -164,7 +199,9 @@ def markdown(rows: list[dict], command: str, dry_run: bool) -> str:
                 ratios.append(f"{ms['default'] / ms[mode]:.2f}x")
             else:
                 ratios.append("not measured")
-        out.append(f"| {block} | " + " | ".join(cells + ratios) + " |")
+        first = vs.get("default") or next(iter(vs.values()))
+        where = f"{first['gpu']}, torch {first.get('torch', '?')}, {first.get('date', '?')}" if on_gpu(first) else "-"
+        out.append(f"| {block} | " + " | ".join(cells + ratios + [where]) + " |")
     out += ["", "## Goals", ""]
     for mode in ("pin", "prune"):
         goal = [s for b, s in speed[mode] if any(k in b for k in GOAL_KINDS)]
@@ -176,6 +213,11 @@ def markdown(rows: list[dict], command: str, dry_run: bool) -> str:
                    f"{sum(s >= 1.2 for s in goal)} of {len(goal)}; never more than 2% slower: worst {worst:.3f}x "
                    f"({'met' if worst >= 0.98 else '**not met**'}).")
     return "\n".join(out) + "\n"
+
+
+def provenance(dry_run: bool) -> dict:
+    """Where a row was measured: the GPU's name (``none`` in a dry run), torch's version, the UTC date."""
+    return {"gpu": "none" if dry_run else _gpu(), "torch": _torch(), "date": time.strftime("%Y-%m-%d", time.gmtime())}
 
 
 def _gpu() -> str:
@@ -196,14 +238,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dry-run", action="store_true", help="on a CPU: build, install, no timing")
     ap.add_argument("--budget-s", type=float, default=480.0, help="start no block after this many seconds")
     ap.add_argument("--only", default="", help="comma-separated substrings of block names")
+    ap.add_argument("--prior", action="append", default=[], help="rows of earlier runs (JSON lines; repeatable)")
     args = ap.parse_args(argv)
     use_checkout()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows, start = [], time.monotonic()
-    with open(out / "inductor_gpu.jsonl", "a") as log:
+    log_path = out / "inductor_gpu.jsonl"
+    done = measured_blocks([r for p in [log_path, *map(Path, args.prior)] for r in read_rows(p)])
+    rows = [r for block_rows in done.values() for r in block_rows]
+    tmp = log_path.with_suffix(".jsonl.tmp")   # the measured rows so far, then this run's, appended
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tmp.replace(log_path)
+    start = time.monotonic()
+    with open(log_path, "a") as log:
         for w in workloads():
             if args.only and not any(o in w.name for o in args.only.split(",")):
+                continue
+            if w.name in done:
                 continue
             if time.monotonic() - start > args.budget_s:
                 print(f"[budget] stop before {w.name}", file=sys.stderr)
@@ -212,15 +263,19 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     row = measure(w, name, args.dry_run)
                 except Exception as err:   # one variant's failure is a row, not the end of the run
-                    row = {"block": w.name, "variant": name, "ms": None, "error": f"{type(err).__name__}: {err}"[:300]}
+                    row = {"block": w.name, "variant": name, "ms": None, "error": f"{type(err).__name__}: {err}"[:300],
+                           **provenance(args.dry_run)}
                 rows.append(row)
                 log.write(json.dumps(row) + "\n")
                 log.flush()
                 print(json.dumps(row), file=sys.stderr, flush=True)
     command = "python experiments/gpu_inductor.py " + " ".join(argv if argv is not None else sys.argv[1:])
     (out / "inductor_gpu.md").write_text(markdown(rows, command, args.dry_run))
-    errors = [r for r in rows if "error" in r]
-    return 1 if errors and len(errors) == len(rows) else 0
+    new = rows[sum(len(v) for v in done.values()):]
+    errors = [r for r in new if "error" in r]
+    print(f"[resume] {len(done)} blocks measured before, {len({r['block'] for r in new})} in this run",
+          file=sys.stderr)
+    return 1 if errors and len(errors) == len(new) else 0
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@
 # 420) seconds and is killed at INDUCTOR_TOTAL_S (default 540), so a 560 s call timeout leaves margin.
 # --dry-run (a CPU, no GPU figure): every block built on torch's meta device, the handler installed and
 # removed in each mode, every latency "not measured".  PYTHON (default python3) chooses the interpreter.
+# It resumes: blocks already measured on a GPU in data/gpu_rows/inductor_gpu.jsonl (committed rows) or
+# build/inductor_gpu.jsonl (an earlier call's, carried) are skipped, and the report covers them too.
 set -u
 OUT=${1:?usage: bash experiments/gpu_inductor.sh OUT [--dry-run]}
 DRY=${2:-}
@@ -24,8 +26,12 @@ export PYTHONUNBUFFERED=1
     echo "== $(date -u +%FT%TZ) experiments/gpu_inductor.sh $*"
     nvidia-smi --query-gpu=name,driver_version --format=csv 2>/dev/null || echo "nvidia-smi: not found"
     "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
+    PRIOR=()
+    for f in data/gpu_rows/inductor_gpu.jsonl build/inductor_gpu.jsonl; do
+        [ -f "$f" ] && PRIOR+=(--prior "$f")
+    done
     timeout --kill-after=5 "${INDUCTOR_TOTAL_S:-540}" "$PY" experiments/gpu_inductor.py "$OUT" \
-        --budget-s "${INDUCTOR_BUDGET_S:-420}" $DRY
+        --budget-s "${INDUCTOR_BUDGET_S:-420}" "${PRIOR[@]}" $DRY
     echo "== exit $?"
 } 2>&1 | grep -v '^DEBUG' | tee -a "$OUT/inductor_gpu.log"
 test -s "$OUT/inductor_gpu.md"

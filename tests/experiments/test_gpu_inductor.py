@@ -41,3 +41,26 @@ def test_the_report_states_ratios_against_the_default():
     assert "| 2.00x | 0.95x |" in text
     assert "`pin`: >= 1.2x on the long-row norm, softmax and cross-entropy blocks: 1 of 1" in text
     assert "worst 0.952x (**not met**)" in text
+
+
+def test_a_run_resumes_from_the_blocks_measured_before_and_remeasures_a_partial_one(tmp_path):
+    gpu = {"gpu": "NVIDIA H100 80GB HBM3", "torch": "2.11.0+cu130", "date": "2026-12-09"}
+    prior = [{"block": "log_softmax_bf16", "variant": v, "ms": ms, "ok": True, **gpu} for v, ms in
+             (("default", 2.0), ("max-autotune", 1.9), ("pin", 1.0), ("prune", 2.1))]
+    prior += [{"block": "log_softmax_f32", "variant": "default", "ms": 3.0, "ok": True, **gpu}]   # cut short
+    prior += [{"block": "rmsnorm_fwd_bf16", "variant": v, "ms": None, "ok": None, "gpu": "none"}   # a dry run
+              for v in gpu_inductor.VARIANTS]
+    (tmp_path / "prior.jsonl").write_text("".join(json.dumps(r) + "\n" for r in prior) + '{"block": "torn')
+    out = tmp_path / "out"
+    assert gpu_inductor.main([str(out), "--dry-run", "--only", "log_softmax_bf16,log_softmax_f32",
+                              "--prior", str(tmp_path / "prior.jsonl")]) == 0
+    rows = [json.loads(line) for line in (out / "inductor_gpu.jsonl").read_text().splitlines()]
+    assert rows[:4] == prior[:4]   # the measured block is kept and not run again
+    assert [(r["block"], r["variant"], r["gpu"]) for r in rows[4:]] == [("log_softmax_f32", v, "none")
+                                                                       for v in gpu_inductor.VARIANTS]
+    report = (out / "inductor_gpu.md").read_text()
+    assert "| log_softmax_bf16 | 2.0000 | 1.9000 | 1.0000 | 2.1000 | 2.00x | 0.95x | NVIDIA H100 80GB HBM3, torch 2.11.0+cu130, 2026-12-09 |" in report
+    assert "| log_softmax_f32 | not measured |" in report and "rmsnorm_fwd_bf16" not in report
+    # a second run finds the same measured block in its own rows, and nothing else to skip
+    assert gpu_inductor.main([str(out), "--dry-run", "--only", "log_softmax_bf16"]) == 0
+    assert [json.loads(line) for line in (out / "inductor_gpu.jsonl").read_text().splitlines()] == prior[:4]
