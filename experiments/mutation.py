@@ -166,6 +166,9 @@ STAGES = (
     Stage("inductor_handler", ("costfuse/inductor/describe.py", "costfuse/inductor/choices.py"),
           ("tests/costfuse/inductor/test_decide.py", "tests/costfuse/inductor/test_inductor_handler.py",
            "tests/featurize/test_inductor_kernel.py")),
+    # install() and the guards for torch 2.11 (experiments/torch_compat.sh runs them on 2.11 itself).
+    Stage("inductor_install", ("costfuse/inductor/compat.py", "costfuse/inductor/installation.py"),
+          ("tests/costfuse/inductor/test_inductor_handler.py",)),
     Stage("lower_kernel", ("data/lowering/kernel.py", "data/lowering/kernel_function.py"),
           ("tests/data/test_lower_kernel.py", "tests/data/test_lower_gather.py")),
     # A few modules per stage: a surviving lowering mutant reruns every IREE comparison (~100 s), so these

@@ -268,6 +268,24 @@ def test_the_installed_handler_enters_inductors_graph_cache_key():
     assert len(set(keys.values())) == 3 and key() == keys["inductor"]
 
 
+def test_a_torch_drops_the_x_dim_safely_only_where_its_block_shapes_skip_a_tree_without_one(monkeypatch):
+    from costfuse.inductor import compat
+    from torch._inductor.codegen.triton import TritonSymbols
+
+    def skips(cls, expr):   # torch 2.13's shape of the check
+        for tree in ():
+            if tree.tensor_dim is None:
+                continue
+
+    def indexes(cls, expr):   # torch 2.11's: the shape indexed with the tree's dimension, None or not
+        shape = []
+        return shape
+
+    for fn, safe in ((skips, True), (indexes, False), (len, False)):   # len: a builtin, no source to read
+        monkeypatch.setattr(TritonSymbols, "get_block_shape", classmethod(fn) if fn is not len else fn)
+        assert compat.drops_x_dim_safely() is safe, fn
+
+
 def test_install_keeps_the_x_dim_only_on_a_torch_that_needs_it_and_restores_inductors(monkeypatch):
     import costfuse.inductor
     from costfuse.inductor import compat
