@@ -13,7 +13,12 @@ from __future__ import annotations
 
 def install(mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str | None = None,
             veto: bool = True, prune_cut: str | None = None):
-    """See :func:`costfuse.inductor.installation.install`."""
+    """Install CostFuse's handler for every later ``torch.compile`` (see :class:`CostFuseChoices`); usable
+    as a context manager (:class:`costfuse.inductor.installation.Installation`).  ``group_model``: a
+    group-heads bundle (default: the shipped one); ``spill_cut``: the spill head's cut (default
+    :data:`costfuse.inductor.decide.HANDLER_SPILL_CUT`); ``prune_cut``: the cut mode ``prune`` drops
+    Inductor's candidates at (default :data:`costfuse.inductor.decide.PRUNE_SPILL_CUT`; ``recall`` drops
+    more of the spilling ones and more of the spill-free ones, docs/inductor.md)."""
     from costfuse.inductor.installation import install as _install
 
     return _install(mode, group_model, arch, spill_cut, veto, prune_cut)

@@ -104,12 +104,9 @@ class Installation:
         self.uninstall()
 
 
-def install(mode: str = "pin", group_model: str = "", arch: str = "sm_90", spill_cut: str | None = None,
-            veto: bool = True, prune_cut: str | None = None) -> Installation:
-    """Install CostFuse's handler for every later ``torch.compile`` (see :class:`CostFuseChoices`); usable
-    as a context manager.  ``group_model``: a group-heads bundle (default: the shipped one); ``spill_cut``:
-    the spill head's cut (default :data:`costfuse.inductor.decide.HANDLER_SPILL_CUT`); ``prune_cut``: the cut
-    mode ``prune`` drops Inductor's candidates at (default :data:`costfuse.inductor.decide.PRUNE_SPILL_CUT`;
-    ``recall`` drops more of the spilling ones and more of the spill-free ones, docs/inductor.md)."""
+def install(mode: str, group_model: str, arch: str, spill_cut: str | None, veto: bool,
+            prune_cut: str | None) -> Installation:
+    """:func:`costfuse.inductor.install`'s work (its defaults and documentation are there, where importing
+    loads nothing; this module loads torch)."""
     check_torch()
     return Installation(ChoicesFactory(mode, group_model, arch, spill_cut, veto, prune_cut))

@@ -113,6 +113,41 @@ def test_a_torch_whose_cooperative_rule_takes_the_features_alone(monkeypatch):
     assert seen == [features] and h.stats == {"fallback: cooperative reduction": 1}
 
 
+def test_a_torch_whose_cooperative_rule_takes_the_device_and_sizes_is_asked_that_way(monkeypatch):
+    """torch 2.13's ``should_use_cooperative_reduction(device, numel, reduction_numel)``: asked with the
+    first scheduler node's device and the kernel's sizes; a kernel with no node on a device is not one."""
+    from types import SimpleNamespace
+
+    from costfuse.inductor import compat
+    from torch._inductor.choices import InductorChoices
+
+    seen = []
+
+    def cooperative(device, numel, reduction_numel):
+        seen.append((device, numel, reduction_numel))
+        return True
+
+    monkeypatch.setattr(InductorChoices, "should_use_cooperative_reduction", staticmethod(cooperative))
+    node = SimpleNamespace(get_device=lambda: "cuda:0")
+    features = SimpleNamespace(scheduler_nodes=lambda: iter([node, None]), numel=64, reduction_numel=4096)
+    assert compat.should_use_cooperative_reduction(InductorChoices, features) is True
+    assert seen == [("cuda:0", 64, 4096)]
+    for nodes in ([], [SimpleNamespace(get_device=lambda: None)]):
+        features = SimpleNamespace(scheduler_nodes=lambda: iter(nodes), numel=64, reduction_numel=4096)
+        assert compat.should_use_cooperative_reduction(InductorChoices, features) is False
+    assert len(seen) == 1
+
+
+def test_the_source_hook_is_told_by_whether_inductor_has_the_hook(monkeypatch):
+    from costfuse.inductor import compat
+    from torch._inductor.choices import InductorChoices
+
+    monkeypatch.setattr(InductorChoices, "customize_fused_kernel_name", lambda self, name, src: name, raising=False)
+    assert compat.has_source_hook() is True
+    monkeypatch.delattr(InductorChoices, "customize_fused_kernel_name")
+    assert compat.has_source_hook() is False
+
+
 @pytest.mark.parametrize("fn, inputs, reason", [
     (lambda x: x.float().sum(-1), [((4, 1 << 22), BF16)], "fallback: split reduction"),        # rows too few
     (lambda x: x.float().sum(0), [((4096, 1024), BF16)], "fallback: split reduction"),         # a column sum
@@ -244,7 +279,40 @@ def test_install_sets_inductors_factory_and_restores_it():
         assert isinstance(V.choices, CostFuseChoices) and V.choices is inst.handler
         factory = config.inductor_choices_class
         assert factory() is inst.handler and inst.handler.uuid() in pickle.dumps(factory).decode("latin-1")
+        assert factory.options() == ("pin", "", "sm_90", None, True, None)   # install()'s defaults
     assert config.inductor_choices_class is before and not isinstance(V.choices, CostFuseChoices)
+
+
+def test_install_in_prune_loads_kernels_where_they_were_decided_and_restores_inductors_settings(monkeypatch):
+    """``prune`` needs the kernels loaded in this process (one compile thread), Inductor's candidate lists
+    patched, and, on a torch without the source hook, every kernel's source filed with the handler."""
+    from types import SimpleNamespace
+
+    import costfuse.inductor
+    from costfuse.inductor import compat
+    from torch._inductor import config
+    from torch._inductor.codegen.triton import TritonScheduling
+    from torch._inductor.runtime import triton_heuristics
+
+    filed = []
+    monkeypatch.setattr(CostFuseChoices, "file_source", lambda self, src: filed.append((self, src)))
+    monkeypatch.setattr(TritonScheduling, "define_kernel", lambda self, src, schedule, kernel: "defined")
+    monkeypatch.setattr(compat, "has_source_hook", lambda: False)   # torch 2.11
+    monkeypatch.setattr(triton_heuristics, "cached_autotune", lambda *a, **k: (lambda fn: ("autotuned", a[1])))
+    autotune, define = triton_heuristics.cached_autotune, TritonScheduling.define_kernel
+    with config.patch(compile_threads=7), costfuse.inductor.install("prune", spill_cut="f1", veto=False) as inst:
+        assert config.compile_threads == 1 and triton_heuristics.cached_autotune is not autotune
+        unfiled = SimpleNamespace(src="a kernel the handler did not file")   # Inductor's list, untouched
+        reduction = triton_heuristics.HeuristicType.REDUCTION
+        assert triton_heuristics.cached_autotune({"x": 1}, ["c0"], {}, reduction)(unfiled) == ("autotuned", ["c0"])
+        assert TritonScheduling.define_kernel(None, "SRC", None, None) == "defined"
+        assert filed == [(inst.handler, "SRC")]
+        assert config.inductor_choices_class.options() == ("prune", "", "sm_90", "f1", False, None)
+        inst.uninstall()
+        assert config.compile_threads == 7 and triton_heuristics.cached_autotune is autotune
+        assert TritonScheduling.define_kernel is define
+    with config.patch(compile_threads=7), costfuse.inductor.install("pin"):
+        assert config.compile_threads == 7 and triton_heuristics.cached_autotune is autotune
 
 
 def test_the_installed_handler_enters_inductors_graph_cache_key():
@@ -316,11 +384,20 @@ def test_install_hands_the_prune_cut_to_the_handler_and_refuses_an_unknown_one()
 
 
 def test_install_refuses_a_torch_without_the_hooks(monkeypatch):
+    from torch._inductor import config
     from torch._inductor.choices import InductorChoices
+    from torch._inductor.codegen import triton
 
     monkeypatch.delattr(InductorChoices, "triton_kernel_kwargs")
-    with pytest.raises(RuntimeError, match="lacks InductorChoices.triton_kernel_kwargs"):
+    with pytest.raises(RuntimeError, match="lacks InductorChoices.triton_kernel_kwargs$"):
         check_torch()
+    monkeypatch.delattr(config, "inductor_choices_class")
+    monkeypatch.delattr(triton, "FixedTritonConfig")
+    with pytest.raises(RuntimeError) as err:
+        check_torch()
+    assert str(err.value) == (f"costfuse.inductor: torch {torch.__version__} lacks InductorChoices.triton_kernel_kwargs, "
+                              "torch._inductor.config.inductor_choices_class, "
+                              "torch._inductor.codegen.triton.FixedTritonConfig")
 
 
 def test_the_handler_decides_without_iree_xgboost_or_mlflow():
