@@ -12,7 +12,7 @@
 #     costfuse/inductor and data/inductor_*.  For the record, not the exit status, it also holds the
 #     `inductor` peer's launch rules to this torch's own heuristics (test_peer_inductor_source.py; the peer
 #     restates torch 2.13's).
-#   * GPU_VENV (default .venv-torchVERSION-gpu, Python GPU_PYTHON, default python3.12 where there is one):
+#   * GPU_VENV (default .venv-torchVERSION-gpu, Python GPU_PYTHON, default a Python 3.12 where there is one):
 #     only the GPU machine's packages (torch, Triton, NumPy, pandas, pyarrow; docs/design.md §10), CostFuse
 #     not installed, as there.  It runs both device scripts' dry runs (experiments/gpu_inductor.sh and
 #     experiments/gpu_campaign.sh) and experiments/handler_smoke.py, which makes the handler decide.
@@ -23,7 +23,10 @@ VERSION=${1:-2.11.0}
 REPORT=${2:-experiments/results/torch_compat_${VERSION//./_}.md}
 VENV=${VENV:-.venv-torch$VERSION}
 GPU_VENV=${GPU_VENV:-.venv-torch$VERSION-gpu}
-GPU_PYTHON=${GPU_PYTHON:-$(python3.12 -c 'import sys; print(sys.executable)' 2>/dev/null || command -v python3)}
+# The GPU machine's Python is 3.12: a python3.12 that runs, else pyenv's, else python3.
+GPU_PYTHON=${GPU_PYTHON:-$(python3.12 -c 'import sys; print(sys.executable)' 2>/dev/null \
+    || ls "$(pyenv root 2>/dev/null || echo /nonexistent)"/versions/3.12*/bin/python3.12 2>/dev/null | tail -1 \
+    | grep . || command -v python3)}
 TESTS="tests/costfuse/inductor tests/data/test_inductor_harness.py tests/data/test_inductor_numerics.py tests/data/test_inductor_job.py"
 PEER=tests/costfuse/cost_models/test_peer_inductor_source.py
 LOG=$(mktemp -d)
