@@ -22,8 +22,10 @@ A third is in Inductor's code generation, not the hook's signatures:
   indexes the shape with its missing dimension and raises, on every kernel
   that computes with its row index (a causal mask's ``index_expr``).  Where
   that is so, :func:`x_dim_kept` keeps the dimension, of size 1, as Inductor
-  does for its own configs (found by ``experiments/torch_compat.sh`` and
-  ``experiments/inductor_report.py`` on torch 2.11, docs/inductor.md).
+  does for its own configs, in the kernels that compute with an index
+  (``index_expr``); the others stay as 2.13, and the training data, have them
+  (found by ``experiments/torch_compat.sh`` and ``experiments/inductor_report.py``
+  on torch 2.11, docs/inductor.md).
 
 All are told apart by what the installed torch has, not by its version
 string, so a torch between the two works too.
@@ -98,10 +100,18 @@ def drops_x_dim_safely() -> bool:
         return False
 
 
+def computes_with_an_index(kernel) -> bool:
+    """Whether Inductor's ``kernel`` computes with an index (an ``index_expr`` op: a causal mask, an iota),
+    the kernels whose block shapes torch 2.11 cannot make without an x dimension; true when it cannot tell."""
+    features = getattr(kernel, "features", None)
+    return features is None or bool(features.contains_op("index_expr"))
+
+
 @contextlib.contextmanager
 def x_dim_kept(needed: bool | None = None):
-    """Inside the block, a kernel pinned at ``XBLOCK=1`` keeps its x dimension where this torch would fail
-    without it (:func:`drops_x_dim_safely`).  ``needed``: force it on (True) or off (False)."""
+    """Inside the block, a kernel pinned at ``XBLOCK=1`` that computes with an index keeps its x dimension
+    where this torch would fail without it (:func:`drops_x_dim_safely`).  ``needed``: force it on (True) or
+    off (False)."""
     needed = (not drops_x_dim_safely()) if needed is None else needed
     if not needed:
         yield
@@ -109,7 +119,7 @@ def x_dim_kept(needed: bool | None = None):
     from torch._inductor.codegen.triton import TritonKernel
 
     original = TritonKernel.__dict__["want_no_x_dim"]
-    TritonKernel.want_no_x_dim = lambda self: False
+    TritonKernel.want_no_x_dim = lambda self: original(self) and not computes_with_an_index(self)
     try:
         yield
     finally:

@@ -355,6 +355,8 @@ def test_a_torch_drops_the_x_dim_safely_only_where_its_block_shapes_skip_a_tree_
 
 
 def test_install_keeps_the_x_dim_only_on_a_torch_that_needs_it_and_restores_inductors(monkeypatch):
+    from types import SimpleNamespace
+
     import costfuse.inductor
     from costfuse.inductor import compat
     from torch._inductor.codegen.triton import TritonKernel
@@ -363,9 +365,35 @@ def test_install_keeps_the_x_dim_only_on_a_torch_that_needs_it_and_restores_indu
     with costfuse.inductor.install():
         assert (TritonKernel.__dict__["want_no_x_dim"] is original) == compat.drops_x_dim_safely()
     monkeypatch.setattr(compat, "drops_x_dim_safely", lambda: False)   # torch 2.11's block shapes
+
+    def pinned(*ops):   # a persistent reduction pinned at XBLOCK=1, computing with ``ops``
+        return SimpleNamespace(persistent_reduction=True, numels={"x": 8, "r0_": 64}, num_reduction_dims=1,
+                               fixed_config={"XBLOCK": 1}, features=SimpleNamespace(contains_op=ops.__contains__))
+
+    assert original(pinned("index_expr")) and original(pinned("load"))   # Inductor drops the x dim of both
     with costfuse.inductor.install("prune"):
-        assert TritonKernel.__dict__["want_no_x_dim"] is not original and not TritonKernel.want_no_x_dim(None)
+        assert TritonKernel.__dict__["want_no_x_dim"] is not original
+        assert not TritonKernel.want_no_x_dim(pinned("load", "index_expr")) and TritonKernel.want_no_x_dim(pinned("load"))
+        assert not TritonKernel.want_no_x_dim(SimpleNamespace(**{**vars(pinned()), "features": None}))
+        assert not TritonKernel.want_no_x_dim(SimpleNamespace(**{**vars(pinned()), "fixed_config": {"XBLOCK": 4}}))
     assert TritonKernel.__dict__["want_no_x_dim"] is original
+
+
+def test_under_the_guard_only_a_kernel_computing_with_an_index_keeps_its_x_dim(monkeypatch):
+    """torch 2.11's guard (``compat.x_dim_kept``, forced here): the causal mask's kernel, pinned at one row
+    per program, keeps its x dimension; an RMSNorm backward's stays as torch 2.13 (and the training data)
+    have it."""
+    from costfuse.inductor import compat
+    from experiments.workloads import blocks
+
+    monkeypatch.setattr(compat, "drops_x_dim_safely", lambda: False)
+    for block, specs, kept in ((blocks.AttentionCausal(), [((1, 2, 64, 64), torch.float32)], True),
+                               (rmsnorm_bwd, bwd_inputs(8, 512), False)):
+        h = CostFuseChoices("pin")
+        monkeypatch.setattr(h.decider, "pick", lambda kernel, mode=None: (
+            Pick(KernelLaunch("persistent", 1, kernel.n, 2), 0.0, "forced", lambda launch: 0.0), ""))
+        pinned = [k for k in kernels_of(inductor_code(block, specs, choices=h)) if k.heuristic == "fixed_config"]
+        assert len(pinned) == 1 and ("tl.arange(0, XBLOCK)" in pinned[0].source) == kept, block
 
 
 def test_install_hands_the_prune_cut_to_the_handler_and_refuses_an_unknown_one():
