@@ -375,6 +375,8 @@ def test_install_keeps_the_x_dim_only_on_a_torch_that_needs_it_and_restores_indu
         assert TritonKernel.__dict__["want_no_x_dim"] is not original
         assert not TritonKernel.want_no_x_dim(pinned("load", "index_expr")) and TritonKernel.want_no_x_dim(pinned("load"))
         assert not TritonKernel.want_no_x_dim(SimpleNamespace(**{**vars(pinned()), "features": None}))
+        unknown = SimpleNamespace(**{k: v for k, v in vars(pinned()).items() if k != "features"})
+        assert not TritonKernel.want_no_x_dim(unknown)   # a kernel with no features to read: kept, the safe side
         assert not TritonKernel.want_no_x_dim(SimpleNamespace(**{**vars(pinned()), "fixed_config": {"XBLOCK": 4}}))
     assert TritonKernel.__dict__["want_no_x_dim"] is original
 
