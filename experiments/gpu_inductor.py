@@ -246,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     log_path = out / "inductor_gpu.jsonl"
     done = measured_blocks([r for p in [log_path, *map(Path, args.prior)] for r in read_rows(p)])
     rows = [r for block_rows in done.values() for r in block_rows]
+    n_before = len(rows)
     tmp = log_path.with_suffix(".jsonl.tmp")   # the measured rows so far, then this run's, appended
     tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
     tmp.replace(log_path)
@@ -271,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(row), file=sys.stderr, flush=True)
     command = "python experiments/gpu_inductor.py " + " ".join(argv if argv is not None else sys.argv[1:])
     (out / "inductor_gpu.md").write_text(markdown(rows, command, args.dry_run))
-    new = rows[sum(len(v) for v in done.values()):]
+    new = rows[n_before:]
     errors = [r for r in new if "error" in r]
     print(f"[resume] {len(done)} blocks measured before, {len({r['block'] for r in new})} in this run",
           file=sys.stderr)

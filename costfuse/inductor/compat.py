@@ -94,8 +94,14 @@ def drops_x_dim_safely() -> bool:
     docstring); read from ``TritonSymbols.get_block_shape``'s source, and False where it cannot be read."""
     from torch._inductor.codegen.triton import TritonSymbols
 
+    return _skips_trees_without_a_dim(TritonSymbols.get_block_shape)
+
+
+@functools.lru_cache(maxsize=8)
+def _skips_trees_without_a_dim(get_block_shape) -> bool:
+    """Read once per function (every install and every harness codegen asks; the source is a file read)."""
     try:
-        return "tensor_dim is None" in inspect.getsource(TritonSymbols.get_block_shape)
+        return "tensor_dim is None" in inspect.getsource(get_block_shape)
     except (OSError, TypeError):
         return False
 
